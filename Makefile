@@ -1,0 +1,30 @@
+# Two entry points (README.md): `make run` and `make test`. Both create or reuse
+# the virtual environment in $(VENV) and install everything they need.
+VENV ?= .venv
+PYTHON ?= python3
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: install run test clean-venv
+
+$(STAMP): setup.cfg setup.py pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --upgrade pip
+	# torch first: this exact spec takes the local CPU wheel (any other pulls a CUDA build).
+	$(PY) -m pip install torch==2.13.0
+	$(PY) -m pip install -e ".[all,dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(VENV)/bin/python -m spacy project run all
+
+test: install
+	$(PY) -m pytest -ra
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,13 @@
+"""Command-line interface. Importing this package registers every command on `app`."""
+from importlib import import_module
+
+from .app import app
+
+# One module per command (or group of related commands), in help order.
+COMMAND_MODULES = [
+]
+
+for _name in COMMAND_MODULES:
+    import_module(f"{__name__}.{_name}")
+
+__all__ = ["app"]

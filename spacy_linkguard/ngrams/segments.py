@@ -1,0 +1,93 @@
+"""Segments and N-gram keys of a text, as SPEC.md defines them.
+
+A segment is a maximal run of tokens none of which is a boundary token
+(punctuation, whitespace, or a token containing the placeholder). An N-gram is
+a run of 1..max_n consecutive tokens inside one segment; its key is the
+case-folded token texts joined by one space.
+"""
+from dataclasses import dataclass
+from typing import Iterator, List, Sequence, Tuple
+
+from ..errors import Errors, LinkguardError
+from .normalize import normalize_lookalikes, token_key
+from .settings import NgramSettings
+from .tokenizer import get_tokenizer
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One segment: token keys with the character offsets of each token."""
+
+    keys: Tuple[str, ...]
+    starts: Tuple[int, ...]
+    ends: Tuple[int, ...]
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+def text_segments(text: str, settings: NgramSettings) -> List[Segment]:
+    """Split `text` into segments of N-gram tokens.
+
+    text (str): The raw text (look-alikes are folded here; offsets refer to `text`).
+    settings (NgramSettings): Placeholder and normalization settings.
+    RETURNS (List[Segment]): Segments in text order; boundary tokens are dropped.
+    """
+    placeholder = settings.placeholder
+    doc = get_tokenizer(placeholder)(normalize_lookalikes(text))
+    segments: List[Segment] = []
+    keys: List[str] = []
+    starts: List[int] = []
+    ends: List[int] = []
+    for tok in doc:
+        if tok.is_punct or tok.is_space or placeholder in tok.text:
+            if keys:
+                segments.append(Segment(tuple(keys), tuple(starts), tuple(ends)))
+                keys, starts, ends = [], [], []
+            continue
+        keys.append(token_key(tok.text))
+        starts.append(tok.idx)
+        ends.append(tok.idx + len(tok.text))
+    if keys:
+        segments.append(Segment(tuple(keys), tuple(starts), tuple(ends)))
+    return segments
+
+
+def segment_ngrams(segment: Segment, max_n: int) -> Iterator[Tuple[int, int, str]]:
+    """Yield (first_token, n, key) for every N-gram of a segment, n = 1..max_n."""
+    keys = segment.keys
+    for i in range(len(keys)):
+        for n in range(1, min(max_n, len(keys) - i) + 1):
+            yield i, n, " ".join(keys[i : i + n])
+
+
+def text_ngram_keys(text: str, settings: NgramSettings) -> set:
+    """The set of distinct N-gram keys of `text` (the brute-force definition)."""
+    out = set()
+    for seg in text_segments(text, settings):
+        out.update(key for _, _, key in segment_ngrams(seg, settings.max_n))
+    return out
+
+
+def query_key(text: str, settings: NgramSettings) -> str:
+    """The key of a phrase used as a query: exactly one segment, at most max_n tokens.
+
+    RAISES: LinkguardError E004 when the phrase spans a boundary, is empty, or is too long.
+    """
+    segs = text_segments(text, settings)
+    if len(segs) != 1:
+        raise LinkguardError(Errors.E004.format(text=_preview(text), n=len(segs)))
+    if len(segs[0]) > settings.max_n:
+        raise LinkguardError(
+            Errors.E005.format(text=_preview(text), n=len(segs[0]), max_n=settings.max_n)
+        )
+    return " ".join(segs[0].keys)
+
+
+def query_keys(texts: Sequence[str], settings: NgramSettings) -> List[str]:
+    """`query_key` for many phrases."""
+    return [query_key(t, settings) for t in texts]
+
+
+def _preview(text: str, width: int = 60) -> str:
+    return repr(text if len(text) <= width else text[:width] + "...")
