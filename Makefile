@@ -8,7 +8,18 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install run test clean-venv
+.PHONY: install sysdeps run test clean-venv
+
+# Debian packages the tests and the report need: headless Chromium (HTML pages
+# are checked in a real browser) and the WordNet database (lexical baseline).
+SYSDEPS := chromium wordnet-base
+sysdeps:
+	@missing=""; for p in $(SYSDEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
 
 $(STAMP): setup.cfg setup.py pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,7 +34,7 @@ install: $(STAMP)
 run: install
 	$(VENV)/bin/python -m spacy project run all
 
-test: install
+test: install sysdeps
 	$(PY) -m pytest -ra
 
 clean-venv:

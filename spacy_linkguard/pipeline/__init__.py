@@ -1,0 +1,1 @@
+"""spaCy pipeline components. Registrations live in `factories.py`, classes in their own modules."""
