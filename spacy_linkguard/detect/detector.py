@@ -1,0 +1,203 @@
+"""`Detector`: exact linkage detection on plain text against an N-gram index."""
+import time
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence
+
+import numpy as np
+
+from ..errors import Errors, LinkguardError
+from ..ngrams import NgramSettings
+from .combos import Incidence, build_incidence, linkable_pairs, minimal_triples, pair_counts
+from .hitting import HittingSet, greedy_hitting_set
+from .occurrences import Occurrence, Occurrences, find_occurrences
+from .singles import choose_rare_spans
+from .types import COMBO, NGRAM, Detection, FlaggedSpan
+
+MAX_ARITY = 3  # combinations of up to 3 N-grams (SPEC.md, m = 3)
+_INDEX_API = ("settings", "doc_ids", "key_doc_freqs", "key_postings")
+
+
+@dataclass
+class Analysis:
+    """Everything `Detector.analyze` finds in one text (for tests, benchmarks, reports).
+
+    candidates: distinct candidate keys, numbered by first occurrence in the text.
+    candidate_occurrences: for each candidate, its maximal frequent occurrences.
+    pairs / pair_sizes: minimal linkable pairs (candidate numbers) and |intersection|.
+    triples / triple_sizes: minimal linkable triples and |intersection|.
+    """
+
+    occurrences: Occurrences
+    chosen_rare: List[Occurrence]
+    candidates: List[str] = field(default_factory=list)
+    candidate_df: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    candidate_occurrences: List[List[Occurrence]] = field(default_factory=list)
+    postings: List[np.ndarray] = field(default_factory=list)
+    incidence: Optional[Incidence] = None
+    pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
+    pair_sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    triples: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), dtype=np.int64))
+    triple_sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    hitting: Optional[HittingSet] = None
+
+    @property
+    def safe(self) -> bool:
+        return not self.occurrences.minimal_rare and not len(self.pairs) and not len(self.triples)
+
+
+class Detector:
+    """Finds the spans of a text that link it to few documents of a collection.
+
+    index: an `NgramIndex` (or any object with `settings`, `doc_ids`,
+        `key_doc_freqs(keys)` and `key_postings(keys)`).
+    k (int): a phrase set singles out when it matches 1..k-1 documents (k >= 2).
+    max_arity (int): 1 = single N-grams only; 2 or 3 = also combinations of
+        up to that many candidates.
+    settings (NgramSettings): optional; when given it must equal the index's
+        settings (E003), e.g. a pipeline's configured max_n and placeholder.
+    n_examples (int): combinations given as examples per COMBO span.
+    RAISES: LinkguardError E100 (k), E101 (max_arity), E102 (not an index), E003.
+    """
+
+    def __init__(
+        self,
+        index: Any,
+        k: int = 2,
+        max_arity: int = MAX_ARITY,
+        *,
+        settings: Optional[NgramSettings] = None,
+        n_examples: int = 3,
+    ) -> None:
+        missing = [name for name in _INDEX_API if not hasattr(index, name)]
+        if missing:
+            raise LinkguardError(Errors.E102.format(kind=type(index).__name__, missing=", ".join(missing)))
+        if isinstance(k, bool) or not isinstance(k, int) or k < 2:
+            raise LinkguardError(Errors.E100.format(value=repr(k)))
+        if isinstance(max_arity, bool) or not isinstance(max_arity, int) or not 1 <= max_arity <= MAX_ARITY:
+            raise LinkguardError(Errors.E101.format(value=repr(max_arity), max=MAX_ARITY))
+        if settings is not None:
+            settings.check_compatible(index.settings, where="the index")
+        self.index = index
+        self.settings: NgramSettings = index.settings
+        self.k = k
+        self.max_arity = max_arity
+        self.n_examples = n_examples
+
+    def analyze(self, text: str) -> Analysis:
+        """Find minimal rare N-grams, candidates and minimal linkable combinations.
+
+        text (str): The released document's text.
+        RETURNS (Analysis): see the class; `detect` turns it into spans.
+        RAISES: LinkguardError E103 when `text` is not a str.
+        """
+        if not isinstance(text, str):
+            raise LinkguardError(Errors.E103.format(kind=type(text).__name__))
+        k = self.k
+        occ = find_occurrences(text, self.settings, self.index.key_doc_freqs, k)
+        res = Analysis(occurrences=occ, chosen_rare=choose_rare_spans(occ.minimal_rare, occ.n_tokens))
+        number: Dict[str, int] = {}
+        for o in occ.maximal_frequent:
+            j = number.setdefault(o[2], len(number))
+            if j == len(res.candidates):
+                res.candidates.append(o[2])
+                res.candidate_occurrences.append([])
+            res.candidate_occurrences[j].append(o)
+        res.candidate_df = np.asarray(
+            [res.candidate_occurrences[j][0][3] for j in range(len(res.candidates))], dtype=np.int64
+        )
+        n = len(res.candidates)
+        if self.max_arity < 2 or n < 2:
+            return res
+        res.postings = [_as_array(p) for p in self.index.key_postings(res.candidates)]
+        inc = build_incidence(res.postings, min_members=2)
+        res.incidence = inc
+        counts = pair_counts(inc)
+        res.pairs, res.pair_sizes = linkable_pairs(counts, k)
+        if self.max_arity >= 3 and n >= 3:
+            res.triples, res.triple_sizes = minimal_triples(inc.restrict(3), counts, k)
+        res.hitting = greedy_hitting_set(n, [res.pairs, res.triples])
+        return res
+
+    def detect(self, text: str) -> Detection:
+        """Flag the spans to rephrase so that `text` no longer singles out a document.
+
+        text (str): The released document's text.
+        RETURNS (Detection): spans (NGRAM and COMBO, char offsets into `text`),
+            the safe verdict and a report.
+        """
+        start = time.perf_counter()
+        res = self.analyze(text)
+        spans = self._ngram_spans(res) + self._combo_spans(res)
+        spans.sort(key=lambda s: (s.start_char, s.end_char, s.label))
+        occ = res.occurrences
+        minimal = {"1": len({o[2] for o in occ.minimal_rare})}
+        if self.max_arity >= 2:
+            minimal["2"] = int(len(res.pairs))
+        if self.max_arity >= 3:
+            minimal["3"] = int(len(res.triples))
+        report: Dict[str, Any] = {
+            "k": self.k,
+            "max_arity": self.max_arity,
+            "tokens": occ.n_tokens,
+            "segments": occ.n_segments,
+            "lookups": occ.n_lookups,
+            "rare_minimal": len(occ.minimal_rare),
+            "candidates": len(res.candidates),
+            "minimal_linkable": minimal,
+            "spans": {NGRAM: sum(s.label == NGRAM for s in spans), COMBO: sum(s.label == COMBO for s in spans)},
+            "combo_keys": len(res.hitting.chosen) if res.hitting else 0,
+            "seconds": round(time.perf_counter() - start, 6),
+        }
+        return Detection(spans=spans, safe=res.safe, report=report)
+
+    def _doc_ids(self, numbers: Sequence[int]) -> List[str]:
+        ids = self.index.doc_ids
+        return [str(ids[int(d)]) for d in numbers]
+
+    def _ngram_spans(self, res: Analysis) -> List[FlaggedSpan]:
+        if not res.chosen_rare:
+            return []
+        keys = list(dict.fromkeys(o[2] for o in res.chosen_rare))
+        linked = dict(zip(keys, (self._doc_ids(_as_array(p)) for p in self.index.key_postings(keys))))
+        out = []
+        for first, n, key, df in res.chosen_rare:
+            start, end = res.occurrences.char_span(first, n)
+            out.append(FlaggedSpan(start, end, NGRAM, key, df, linked_ids=linked[key]))
+        return out
+
+    def _combo_spans(self, res: Analysis) -> List[FlaggedSpan]:
+        hs = res.hitting
+        if hs is None:
+            return []
+        out = []
+        for c in hs.chosen:
+            examples = [self._example(res, c, int(cid)) for cid in hs.combos_of(c)[: self.n_examples]]
+            for first, n, key, df in res.candidate_occurrences[c]:
+                start, end = res.occurrences.char_span(first, n)
+                out.append(
+                    FlaggedSpan(start, end, COMBO, key, df, n_broken=int(hs.totals[c]), examples=examples)
+                )
+        return out
+
+    def _example(self, res: Analysis, candidate: int, combo_id: int) -> Dict[str, Any]:
+        n_pairs = len(res.pairs)
+        if combo_id < n_pairs:
+            members, size = res.pairs[combo_id], res.pair_sizes[combo_id]
+        else:
+            members, size = res.triples[combo_id - n_pairs], res.triple_sizes[combo_id - n_pairs]
+        common = res.postings[candidate]
+        partners = []
+        for m in members.tolist():
+            common = np.intersect1d(common, res.postings[m], assume_unique=True)
+            if m != candidate:
+                first, n, key, _ = res.candidate_occurrences[m][0]
+                start, end = res.occurrences.char_span(first, n)
+                partners.append({"key": key, "start_char": start, "end_char": end})
+        return {"partners": partners, "size": int(size), "linked_ids": self._doc_ids(common)}
+
+
+def _as_array(postings: Any) -> np.ndarray:
+    """Document numbers of one posting list (a pyroaring BitMap or any int sequence)."""
+    if hasattr(postings, "to_array"):
+        return np.frombuffer(postings.to_array(), dtype=np.uint32).astype(np.int64)
+    return np.asarray(list(postings), dtype=np.int64)

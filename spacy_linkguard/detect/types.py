@@ -1,0 +1,55 @@
+"""What a detection returns: flagged spans with their evidence, and the verdict."""
+from dataclasses import asdict, dataclass, field
+from typing import Any, Dict, List
+
+NGRAM = "NGRAM"  # a minimal rare N-gram (arity 1)
+COMBO = "COMBO"  # a candidate chosen to break linkable combinations (arity 2..m)
+LABELS = (NGRAM, COMBO)
+
+
+@dataclass
+class FlaggedSpan:
+    """One span of the text to rephrase, with the evidence for it.
+
+    start_char, end_char: offsets into the text given to `Detector.detect`.
+    label: "NGRAM" or "COMBO".
+    key: the N-gram key (case-folded tokens joined by one space).
+    df: number of documents of the collection that contain the N-gram.
+    linked_ids: ids of those documents when df < k (the documents it singles out).
+    n_broken: for COMBO, how many minimal linkable combinations contain this
+        candidate (all of them are broken when it is rephrased); 0 for NGRAM.
+    examples: for COMBO, a few of those combinations, each
+        {"partners": [{"key", "start_char", "end_char"}], "size": |intersection|,
+        "linked_ids": [...]}.
+    """
+
+    start_char: int
+    end_char: int
+    label: str
+    key: str
+    df: int
+    linked_ids: List[str] = field(default_factory=list)
+    n_broken: int = 0
+    examples: List[Dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Detection:
+    """The result of `Detector.detect(text)`.
+
+    spans: flagged spans sorted by (start_char, end_char, label).
+    safe: True when the text has no rare N-gram and no linkable combination of
+        arity <= max_arity (SPEC.md, "A document is safe").
+    report: counts (tokens, rare N-grams, candidates, minimal linkable
+        combinations by arity, spans chosen) and seconds.
+    """
+
+    spans: List[FlaggedSpan]
+    safe: bool
+    report: Dict[str, Any]
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"safe": self.safe, "spans": [s.to_dict() for s in self.spans], "report": self.report}

@@ -1,0 +1,69 @@
+"""Compare a Detection with the brute-force oracle (soundness, completeness, verdict)."""
+from collections import Counter
+from typing import Sequence, Set
+
+from spacy_linkguard.detect import COMBO, NGRAM, Detector
+from spacy_linkguard.ngrams import NgramSettings
+
+from .oracle import oracle
+
+
+def check_against_oracle(det: Detector, text: str, doc_keys: Sequence[Set[str]]) -> dict:
+    """Assert every SPEC.md property of `det.detect(text)`; return some counts."""
+    settings: NgramSettings = det.settings
+    k, m = det.k, det.max_arity
+    res = det.detect(text)
+    ora = oracle(text, doc_keys, settings, k, m)
+    chars_of = ora.occ_chars
+
+    ngram = [s for s in res.spans if s.label == NGRAM]
+    combo = [s for s in res.spans if s.label == COMBO]
+    # Soundness, arity 1: every NGRAM span is a minimal rare occurrence, with its df.
+    minimal_rare_chars = {chars_of[o]: ora.occ_key[o] for o in ora.minimal_rare}
+    for s in ngram:
+        assert minimal_rare_chars.get((s.start_char, s.end_char)) == s.key, s
+        assert s.df == ora.df[s.key] and 1 <= s.df < k
+        assert len(s.linked_ids) == s.df
+    # NGRAM spans do not overlap.
+    ordered = sorted((s.start_char, s.end_char) for s in ngram)
+    assert all(a[1] <= b[0] for a, b in zip(ordered, ordered[1:])), ordered
+    # Completeness, arity 1: every minimal rare occurrence overlaps an NGRAM span.
+    for o in ora.minimal_rare:
+        a, b = chars_of[o]
+        assert any(s.start_char < b and a < s.end_char for s in ngram), (o, ora.occ_key[o])
+    combo_keys = {s.key for s in combo}
+    linkable_members = set().union(*ora.linkable) if ora.linkable else set()
+    # Soundness, arity >= 2: every COMBO key is a candidate in a linkable combination,
+    # and every maximal occurrence of it is flagged.
+    for key in combo_keys:
+        assert key in ora.candidates and key in linkable_members, key
+        flagged = {(s.start_char, s.end_char) for s in combo if s.key == key}
+        assert flagged == {chars_of[o] for o in ora.candidate_occs[key]}
+    n_min = Counter(g for c in ora.minimal for g in c)
+    for s in combo:
+        assert s.n_broken == n_min[s.key] > 0
+        assert s.df == ora.df[s.key] >= k
+        for ex in s.examples:
+            assert 1 <= ex["size"] < k and len(ex["linked_ids"]) == ex["size"]
+            assert frozenset([s.key] + [p["key"] for p in ex["partners"]]) in set(ora.minimal)
+    # Completeness, arity >= 2: every linkable combination contains a COMBO key.
+    if m >= 2:
+        for c in ora.linkable:
+            assert c & combo_keys, sorted(c)
+    else:
+        assert not combo
+    # Counts of minimal linkable combinations by arity.
+    by_arity = Counter(len(c) for c in ora.minimal)
+    for arity in range(2, m + 1):
+        assert res.report["minimal_linkable"][str(arity)] == by_arity[arity], (arity, res.report)
+    assert res.report["minimal_linkable"]["1"] == len({ora.occ_key[o] for o in ora.minimal_rare})
+    assert res.report["candidates"] == len(ora.candidates)
+    # The verdict.
+    assert res.safe == ora.safe
+    return {
+        "minimal_rare": len(ora.minimal_rare),
+        "linkable": len(ora.linkable),
+        "minimal": dict(by_arity),
+        "candidates": len(ora.candidates),
+        "safe": ora.safe,
+    }
