@@ -5,6 +5,10 @@ from .app import app
 
 # One module per command (or group of related commands), in help order.
 COMMAND_MODULES = [
+    "prepare_cmd",
+    "evaluate_cmd",
+    "semantic_linkage_cmd",
+    "report_cmd",
 ]
 
 for _name in COMMAND_MODULES:

@@ -1,0 +1,161 @@
+"""Score every approach's outputs against the released documents d' (SPEC.md, "Metrics").
+
+This module wires models and the index to the pure metric functions; the
+`evaluate` command calls `evaluate_systems` and writes its dict as JSON.
+"""
+import time
+import warnings
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from ..corpus import Record
+from ..errors import LinkguardWarning, Warnings
+from .metrics import document_linkage_rate, edit_volume, linkable_proportion, mean_defined
+from .systems import SYSTEMS_BY_KEY, cost_of, get_system, read_outputs
+
+ARITIES = (1, 3)
+
+
+def flagged_span_texts(detector: Any, text: str) -> List[str]:
+    """Texts of the spans a detector flags in `text` (NGRAM and COMBO)."""
+    return [text[s.start_char : s.end_char] for s in detector.detect(text).spans]
+
+
+def score_documents(
+    inputs: Sequence[str],
+    outputs: Sequence[str],
+    input_spans: Dict[int, Sequence[Sequence[str]]],
+    is_safe: Dict[int, Callable[[str], bool]],
+) -> Dict[str, List[Any]]:
+    """Per-document linkage metrics of one approach.
+
+    inputs, outputs: released documents d' and their rewrites, aligned.
+    input_spans: arity -> per input document, the texts flagged in it.
+    is_safe: arity -> a function telling whether a text is safe at (k, arity).
+    RETURNS (dict): lists aligned with the documents: linkable_prop_a<m>,
+        safe_a<m> and edit_volume.
+    """
+    out: Dict[str, List[Any]] = {}
+    for m, spans in input_spans.items():
+        out[f"linkable_prop_a{m}"] = [linkable_proportion(s, o) for s, o in zip(spans, outputs)]
+    for m, fn in is_safe.items():
+        out[f"safe_a{m}"] = [bool(fn(o)) for o in outputs]
+    out["edit_volume"] = [edit_volume(i, o) for i, o in zip(inputs, outputs)]
+    return out
+
+
+def aggregate(per_doc: Dict[str, List[Any]], costs: List[Dict[str, Optional[float]]]) -> Dict[str, Any]:
+    """Average per-document values into one table row (None where undefined)."""
+    row: Dict[str, Any] = {}
+    for name, vals in per_doc.items():
+        if name.startswith("remaining_spans"):
+            continue
+        if name.startswith("safe_a"):
+            row["linkage_rate_a" + name[len("safe_a"):]] = document_linkage_rate(vals)
+        elif name == "similarity":
+            continue
+        else:
+            row[name] = mean_defined(vals)
+    sims = per_doc.get("similarity") or {}
+    row["similarity"] = {model: mean_defined(vals) for model, vals in sims.items()}  # type: ignore[union-attr]
+    for field in ("llm_calls", "prompt_tokens", "completion_tokens", "seconds", "passes", "forced_redactions"):
+        row[field] = mean_defined([c.get(field) for c in costs])
+    row["seconds_per_doc"] = row.pop("seconds")
+    return row
+
+
+def evaluate_systems(
+    queries: Sequence[Record],
+    system_files: Sequence[Tuple[str, Path]],
+    *,
+    detectors: Dict[int, Any],
+    embedders: Sequence[Any] = (),
+    unavailable_models: Optional[Dict[str, str]] = None,
+    scorer: Optional[Any] = None,
+    row_models: Optional[Dict[str, str]] = None,
+    queries_path: Any = "queries",
+    progress: bool = True,
+) -> Dict[str, Any]:
+    """Score each approach's output file; the input d' itself is the first row.
+
+    queries: the released documents d' (the rewrite steps' input).
+    system_files: (system key, JSONL path) pairs, in table order.
+    detectors: arity -> Detector(index, k, arity); flags input spans and
+        decides whether outputs are safe.
+    embedders: loaded `Embedder`s; `unavailable_models` maps the names of
+        configured models that are not installed to the reason.
+    scorer: a `PerplexityScorer`, or None to leave perplexity out.
+    row_models: system key -> the model named in its row.
+    RETURNS (dict): {"systems": [row, ...], "per_doc": {...}, "models": {...}}.
+    RAISES: LinkguardError E253 (missing output), E255 (unknown system).
+    """
+    from tqdm import tqdm
+
+    inputs = [q.text for q in queries]
+    ids = [q.id for q in queries]
+    input_spans: Dict[int, List[List[str]]] = {}
+    for m, det in detectors.items():
+        input_spans[m] = [flagged_span_texts(det, t) for t in tqdm(inputs, desc=f"detect input (arity {m})", disable=not progress)]
+        n_empty = sum(1 for s in input_spans[m] if not s)
+        if n_empty:
+            warnings.warn(Warnings.W251.format(n=n_empty, path=queries_path, arity=m, m=len(inputs) - n_empty), LinkguardWarning)
+    is_safe = {m: (lambda text, d=det: d.analyze(text).safe) for m, det in detectors.items()}
+    # The widest detector also gives the spans still linkable in each output
+    # (shown on the displaCy pages); cache it so safety is not computed twice.
+    top = max(detectors) if detectors else None
+    cache: Dict[str, Any] = {}
+
+    def detect_top(text: str) -> Any:
+        if text not in cache:
+            cache[text] = detectors[top].detect(text)
+        return cache[text]
+
+    if top is not None:
+        is_safe[top] = lambda text: detect_top(text).safe
+
+    rows: List[Dict[str, Any]] = []
+    per_doc_all: Dict[str, Any] = {}
+    entries: List[Tuple[str, Optional[Path]]] = [("input", None)] + [(k, Path(p)) for k, p in system_files]
+    for key, path in tqdm(entries, desc="approaches", disable=not progress):
+        system = get_system(key, path or "--system")
+        if path is None:
+            objs = [{"id": q.id, "text": q.text} for q in queries]
+        else:
+            objs = read_outputs(path, queries, queries_path)
+        outputs = [o["text"] for o in objs]
+        t0 = time.perf_counter()
+        per_doc = score_documents(inputs, outputs, input_spans, is_safe)
+        per_doc["similarity"] = {e.name: _sims(e, inputs, outputs) for e in embedders}  # type: ignore[assignment]
+        if scorer is not None:
+            per_doc["perplexity"] = scorer.perplexities(outputs, progress=progress)
+        if top is not None:
+            per_doc[f"remaining_spans_a{top}"] = [
+                [[sp.start_char, sp.end_char, sp.label] for sp in detect_top(o).spans] for o in outputs
+            ]
+        costs = [cost_of(o) for o in objs] if path is not None else [{} for _ in objs]
+        row = aggregate(per_doc, costs)
+        for name in unavailable_models or {}:
+            row["similarity"][name] = None
+        row.update(
+            key=key,
+            label=system.label,
+            paper_key=system.paper_key,
+            model=(row_models or {}).get(key, ""),
+            file=str(path) if path else str(queries_path),
+            n_docs=len(objs),
+            n_flagged={f"a{m}": sum(len(s) for s in input_spans[m]) for m in input_spans},
+            eval_seconds=time.perf_counter() - t0,
+        )
+        rows.append(row)
+        per_doc_all[key] = {"ids": ids, **per_doc, "cost": costs}
+    return {"systems": rows, "per_doc": per_doc_all}
+
+
+def _sims(embedder: Any, inputs: Sequence[str], outputs: Sequence[str]) -> List[float]:
+    from .similarity import document_similarities
+
+    return document_similarities(embedder, inputs, outputs)
+
+
+def known_system_keys() -> List[str]:
+    return list(SYSTEMS_BY_KEY)

