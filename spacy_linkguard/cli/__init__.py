@@ -5,6 +5,7 @@ from .app import app
 
 # One module per command (or group of related commands), in help order.
 COMMAND_MODULES = [
+    "index_cmds",
     "prepare_cmd",
     "evaluate_cmd",
     "semantic_linkage_cmd",

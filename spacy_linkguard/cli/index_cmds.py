@@ -1,0 +1,111 @@
+"""`build-index`, `add-docs`, `index-stats`: the N-gram index from the command line."""
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .app import app
+
+
+def _fail(e: Exception) -> None:
+    typer.echo(str(e), err=True)
+    raise typer.Exit(code=1)
+
+
+@app.command("build-index")
+def build_index_cmd(
+    corpus: Path = typer.Argument(..., help="JSONL corpus, one {\"id\", \"text\"} object a line."),
+    out_dir: Path = typer.Argument(..., help="Index directory to create (an index there is replaced)."),
+    max_n: int = typer.Option(8, "--max-n", help="Longest N-gram, in tokens."),
+    placeholder: str = typer.Option("[REDACTED]", "--placeholder", help="Masking placeholder (a segment boundary)."),
+    memory_budget: str = typer.Option("4GB", "--memory-budget", help="Working memory for sorting, e.g. 4GB, 512MB."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars on stderr."),
+) -> None:
+    """Build the N-gram index of a corpus (every 1..max_n-gram -> its documents)."""
+    from ..corpus import count_lines, iter_records
+    from ..errors import LinkguardError
+    from ..index import NgramIndex
+
+    try:
+        records = _Sized(iter_records(corpus), count_lines(corpus)) if corpus.is_file() else iter_records(corpus)
+        idx = NgramIndex.build(records, out_dir, max_n=max_n, placeholder=placeholder,
+                               memory_budget=memory_budget, progress=progress)
+    except LinkguardError as e:
+        _fail(e)
+    typer.echo(f"Indexed {idx.n_docs:,} documents, {idx.n_ngrams:,} distinct N-grams -> {out_dir}")
+
+
+@app.command("add-docs")
+def add_docs_cmd(
+    index_dir: Path = typer.Argument(..., help="An existing index directory."),
+    corpus: Path = typer.Argument(..., help="JSONL file with the new documents (new ids)."),
+    memory_budget: str = typer.Option("4GB", "--memory-budget", help="Working memory for sorting."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars on stderr."),
+) -> None:
+    """Add documents to an index; the result equals a full rebuild."""
+    from ..corpus import count_lines, iter_records
+    from ..errors import LinkguardError
+    from ..index import NgramIndex
+
+    try:
+        idx = NgramIndex.load(index_dir)
+        before = idx.n_docs
+        records = _Sized(iter_records(corpus), count_lines(corpus)) if corpus.is_file() else iter_records(corpus)
+        idx = idx.add_documents(records, memory_budget=memory_budget, progress=progress)
+    except LinkguardError as e:
+        _fail(e)
+    typer.echo(f"Added {idx.n_docs - before:,} documents: now {idx.n_docs:,} documents, "
+               f"{idx.n_ngrams:,} distinct N-grams in {index_dir}")
+
+
+@app.command("index-stats")
+def index_stats_cmd(
+    index_dir: Path = typer.Argument(..., help="An index directory."),
+    figure: Optional[Path] = typer.Option(
+        None, "--figure", help="PNG for Figure 2 (default: <INDEX_DIR>-figure2.png next to the index)."),
+    no_figure: bool = typer.Option(False, "--no-figure", help="Only print the counts."),
+    verify: bool = typer.Option(False, "--verify", help="Check every file's SHA-256 first."),
+    as_json: bool = typer.Option(False, "--json", help="Print the stats as one JSON object."),
+) -> None:
+    """Print an index's counts and write Figure 2 (posting-list lengths by N, log scale)."""
+    from ..errors import LinkguardError
+    from ..index import NgramIndex
+    from ..index.stats import plot_figure2
+
+    try:
+        idx = NgramIndex.load(index_dir, verify=verify)
+        stats = idx.stats()
+        if not no_figure:
+            figure = figure or index_dir.with_name(index_dir.name + "-figure2.png")
+            stats["figure"] = str(plot_figure2(idx, figure))
+    except LinkguardError as e:
+        _fail(e)
+    if as_json:
+        typer.echo(json.dumps(stats, sort_keys=True))
+        return
+    typer.echo(f"index        {index_dir}  (format {stats['format_version']}, {stats['checksum'][:19]}...)")
+    typer.echo(f"documents    {stats['n_docs']:,}  ({stats['n_skipped_empty']:,} empty skipped)")
+    typer.echo(f"tokens       {stats['n_tokens']:,}")
+    typer.echo(f"N-grams      {stats['n_ngrams']:,}  (max_n {stats['settings']['max_n']}, "
+               f"placeholder {stats['settings']['placeholder']})")
+    for n, c in stats["n_ngrams_by_n"].items():
+        typer.echo(f"  N = {n:<3}    {c:,}")
+    typer.echo(f"postings     {stats['n_postings']:,}  (mean list length {stats['mean_postings']:.3f}, "
+               f"{stats['share_df1']:.1%} in one document)")
+    typer.echo(f"disk         {stats['disk_bytes'] / 2**20:,.1f} MiB  ({stats['bytes_per_ngram']:.1f} bytes per N-gram)")
+    if "figure" in stats:
+        typer.echo(f"figure       {stats['figure']}")
+
+
+class _Sized:
+    """An iterator with a length (for the progress bar's total)."""
+
+    def __init__(self, it, n):
+        self.it, self.n = it, n
+
+    def __iter__(self):
+        return iter(self.it)
+
+    def __len__(self):
+        return self.n or 0

@@ -1,0 +1,6 @@
+"""The N-gram inverted index: build, on-disk format, read. See `NgramIndex`."""
+from .budget import parse_memory_budget
+from .format import FORMAT_VERSION
+from .ngram_index import NgramIndex
+
+__all__ = ["FORMAT_VERSION", "NgramIndex", "parse_memory_budget"]

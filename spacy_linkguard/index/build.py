@@ -1,0 +1,163 @@
+"""Build an index, or add documents to one, atomically.
+
+Everything is written into a temporary directory next to the target (same file
+system, so the final rename is atomic); the target name only ever points at a
+complete index. Any failure, a full disk included, removes the temporary
+directory and leaves the target as it was.
+"""
+import errno
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Union
+
+from ..corpus import Record
+from ..errors import Errors, LinkguardError
+from ..ngrams import NgramSettings
+from . import format as fmt
+from .budget import parse_memory_budget
+from .runs import build_rows
+from .tokens import tokenize_records
+from .writer import Source, write_rows
+
+Records = Iterable[Union[Record, Dict[str, Any]]]
+
+
+def build_index(records: Records, path: Union[str, Path], settings: NgramSettings, *,
+                memory_budget: Union[str, int] = "4GB", progress: bool = True) -> Path:
+    """Build an index of `records` at `path` (replacing an index already there).
+
+    RAISES: E050 (no document), E051-E054 (bad records), E055/E056 (budget),
+        E057 (path is something else than an index), E058 (disk full / write error).
+    """
+    budget = parse_memory_budget(memory_budget)
+    path = Path(path)
+    _check_target(path)
+    total = (len(records) or None) if hasattr(records, "__len__") else None  # type: ignore[arg-type]
+    with _staging(path) as tmp:
+        work = tmp / "_work"
+        work.mkdir()
+        stream = tokenize_records(records, work / "tokens.u32", settings, progress=progress, total=total)
+        if stream.n_docs == 0:
+            raise LinkguardError(Errors.E050.format(skipped=stream.n_skipped_empty))
+        rows = build_rows(stream, work, max_n=settings.max_n, budget=budget, progress=progress)
+        counts = write_rows([rows], tmp, max_n=settings.max_n, progress=progress)
+        del rows
+        shutil.rmtree(work)
+        _finish(tmp, settings, stream.doc_ids, counts,
+                {"n_tokens": stream.n_tokens, "n_skipped_empty": stream.n_skipped_empty})
+    return path
+
+
+def add_to_index(index, records: Records, *, memory_budget: Union[str, int] = "4GB",
+                 progress: bool = True) -> Path:
+    """Add `records` to the index loaded as `index`; the result equals a full rebuild.
+
+    New documents get the numbers n_docs, n_docs + 1, ... in record order.
+    RAISES: E052 (an id already in the index), and as `build_index`.
+    """
+    budget = parse_memory_budget(memory_budget)
+    path = Path(index.path)
+    settings = index.settings
+    known = {doc_id: i for i, doc_id in enumerate(index.doc_ids)}
+    total = (len(records) or None) if hasattr(records, "__len__") else None  # type: ignore[arg-type]
+    with _staging(path) as tmp:
+        work = tmp / "_work"
+        work.mkdir()
+        stream = tokenize_records(records, work / "tokens.u32", settings, known_ids=known,
+                                  progress=progress, total=total)
+        old_counts = index.meta.get("counts", {})
+        extra = {"n_tokens": old_counts.get("n_tokens", 0) + stream.n_tokens,
+                 "n_skipped_empty": old_counts.get("n_skipped_empty", 0) + stream.n_skipped_empty}
+        doc_ids = list(index.doc_ids) + stream.doc_ids
+        if stream.n_docs == 0:
+            sources: List[Source] = [index.as_source()]
+        else:
+            rows = build_rows(stream, work, max_n=settings.max_n, budget=budget,
+                              doc_offset=index.n_docs, progress=progress)
+            sources = [index.as_source(), rows]
+        counts = write_rows(sources, tmp, max_n=settings.max_n, progress=progress)
+        del sources
+        shutil.rmtree(work)
+        _finish(tmp, settings, doc_ids, counts, extra)
+    return path
+
+
+def _finish(tmp: Path, settings: NgramSettings, doc_ids: List[str], counts: Dict[str, int],
+            extra: Dict[str, int]) -> None:
+    fmt.dump_json(doc_ids, tmp / fmt.DOC_IDS)
+    files = fmt.file_table(tmp)
+    settings_d = settings.to_dict()
+    meta = {
+        "format": "spacy-linkguard N-gram index",
+        "format_version": fmt.FORMAT_VERSION,
+        "settings": settings_d,
+        "counts": {"n_docs": len(doc_ids), **counts, **extra},
+        "files": files,
+        "checksum": fmt.content_checksum(settings_d, files),
+    }
+    fmt.dump_json(meta, tmp / fmt.META)
+
+
+def _check_target(path: Path) -> None:
+    if path.exists():
+        is_index = path.is_dir() and (path / fmt.META).is_file()
+        is_empty_dir = path.is_dir() and not any(path.iterdir())
+        if not (is_index or is_empty_dir):
+            raise LinkguardError(Errors.E057.format(path=path))
+
+
+class _staging:
+    """Context manager: a temp dir next to `path`, renamed onto `path` on success."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __enter__(self) -> Path:
+        parent = self.path.parent
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+            self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.building-", dir=parent))
+            # mkdtemp makes it private (0700); give the index the usual permissions.
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(self.tmp, 0o777 & ~umask)
+        except OSError as e:
+            raise _os_error(e, parent) from None
+        return self.tmp
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        if exc_type is None:
+            try:
+                _replace_dir(self.tmp, self.path)
+                return False
+            except OSError as e:
+                shutil.rmtree(self.tmp, ignore_errors=True)
+                raise _os_error(e, self.path) from None
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        if isinstance(exc, OSError) and not isinstance(exc, LinkguardError):
+            raise _os_error(exc, self.path) from None
+        return False
+
+
+def _replace_dir(tmp: Path, path: Path) -> None:
+    """Move `tmp` onto `path`; an old index there is swapped out, then deleted."""
+    if not path.exists():
+        os.rename(tmp, path)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{path.name}.old-", dir=path.parent))
+    os.rmdir(old)
+    os.rename(path, old)
+    try:
+        os.rename(tmp, path)
+    except OSError:
+        os.rename(old, path)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _os_error(e: OSError, path: Path) -> LinkguardError:
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        return LinkguardError(Errors.E058.format(path=path, detail="no space left on device"))
+    return LinkguardError(Errors.E058.format(path=path, detail=f"{type(e).__name__}: {e}"))

@@ -1,0 +1,222 @@
+"""`NgramIndex`: the N-gram inverted index, read side (memory-mapped)."""
+import json
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+
+import marisa_trie
+import numpy as np
+from pyroaring import BitMap
+
+from ..corpus import Record
+from ..errors import Errors, LinkguardError
+from ..ngrams import DEFAULT_MAX_N, DEFAULT_PLACEHOLDER, NgramSettings, query_key
+from . import format as fmt
+from .writer import Source
+
+Records = Iterable[Union[Record, Dict[str, Any]]]
+
+
+class NgramIndex:
+    """For every N-gram (1..max_n tokens) of a collection, the documents containing it.
+
+    Build with `NgramIndex.build`, open with `NgramIndex.load`. Document
+    numbers are 0..n_docs-1 in corpus order; `doc_ids[i]` is the corpus id.
+    """
+
+    def __init__(self, path: Path, meta: Dict[str, Any], trie: marisa_trie.Trie, arrays: Dict[str, np.ndarray],
+                 doc_ids: List[str]):
+        self.path = Path(path)
+        self.meta = meta
+        self.settings = NgramSettings.from_dict(meta["settings"])
+        self._trie = trie
+        self._get = trie.get
+        self._df = arrays["df"]
+        self._ref = arrays["ref"]
+        self._n = arrays["ngram_n"]
+        self._offsets = arrays["offsets"]
+        self._blob = arrays["postings"]
+        self.doc_ids = doc_ids
+        self._doc_numbers: Optional[Dict[str, int]] = None
+
+    # ---- construction -------------------------------------------------
+    @classmethod
+    def build(cls, records: Records, path: Union[str, Path], *, max_n: int = DEFAULT_MAX_N,
+              placeholder: str = DEFAULT_PLACEHOLDER, memory_budget: Union[str, int] = "4GB",
+              progress: bool = True) -> "NgramIndex":
+        """Build an index of `records` at `path` and return it loaded.
+
+        records: Records or {"id", "text"} dicts (e.g. `spacy_linkguard.corpus.iter_records(...)`);
+            streamed once. Empty (whitespace-only) documents are skipped with warning W050.
+        path: target directory; an index already there is replaced atomically,
+            anything else there is refused (E057).
+        memory_budget: working memory for sorting, e.g. "4GB" (more gives fewer, larger runs).
+        RAISES: LinkguardError E050-E058 (see spacy_linkguard/errors.py).
+        """
+        from .build import build_index
+
+        settings = NgramSettings(max_n=max_n, placeholder=placeholder)
+        build_index(records, path, settings, memory_budget=memory_budget, progress=progress)
+        return cls.load(path)
+
+    def add_documents(self, records: Records, *, memory_budget: Union[str, int] = "4GB",
+                      progress: bool = True) -> "NgramIndex":
+        """Add documents (numbered after the existing ones); returns the updated index,
+        byte-identical to a full rebuild over the old and new documents. The
+        directory is replaced atomically; keep using the returned object.
+
+        RAISES: E052 (id already indexed) and as `build`.
+        """
+        from .build import add_to_index
+
+        add_to_index(self, records, memory_budget=memory_budget, progress=progress)
+        return type(self).load(self.path)
+
+    @classmethod
+    def load(cls, path: Union[str, Path], *, verify: bool = False) -> "NgramIndex":
+        """Open an index directory, memory-mapped (fast: nothing is read in full).
+
+        verify: also compare every file's SHA-256 with meta.json (reads everything).
+        RAISES: E059 (no index there), E060 (meta.json unreadable), E061 (newer
+            format), E062 (missing file), E063 (file of the wrong size/shape),
+            E064 (checksum mismatch, with verify=True).
+        """
+        path = Path(path)
+        meta_path = path / fmt.META
+        if not meta_path.is_file():
+            raise LinkguardError(Errors.E059.format(path=path))
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            version = int(meta["format_version"])
+            NgramSettings.from_dict(meta["settings"])
+            files = meta["files"]
+            counts = meta["counts"]
+        except LinkguardError:
+            raise
+        except (ValueError, KeyError, TypeError) as e:
+            raise LinkguardError(Errors.E060.format(path=meta_path, detail=f"{type(e).__name__}: {e}")) from None
+        if version > fmt.FORMAT_VERSION:
+            raise LinkguardError(Errors.E061.format(path=path, version=version, supported=fmt.FORMAT_VERSION))
+        for name in fmt.DATA_FILES:
+            fp = path / name
+            if not fp.is_file():
+                raise LinkguardError(Errors.E062.format(path=path, name=name))
+            expected = files.get(name, {}).get("bytes")
+            if expected is not None and fp.stat().st_size != expected:
+                raise LinkguardError(Errors.E063.format(
+                    path=fp, detail=f"{fp.stat().st_size} bytes, meta.json says {expected}"))
+        if verify:
+            for name in fmt.DATA_FILES:
+                actual = fmt.sha256_file(path / name)
+                if actual != files[name]["sha256"]:
+                    raise LinkguardError(Errors.E064.format(path=path / name))
+        arrays = {}
+        n_keys = counts.get("n_ngrams")
+        for attr, name in (("df", fmt.DF), ("ref", fmt.REF), ("ngram_n", fmt.NGRAM_N),
+                           ("offsets", fmt.OFFSETS), ("postings", fmt.POSTINGS)):
+            try:
+                arrays[attr] = np.load(path / name, mmap_mode="r", allow_pickle=False)
+            except (ValueError, OSError) as e:
+                raise LinkguardError(Errors.E063.format(path=path / name, detail=str(e))) from None
+        try:
+            trie = marisa_trie.Trie()
+            trie.mmap(str(path / fmt.VOCAB))
+            doc_ids = json.loads((path / fmt.DOC_IDS).read_text(encoding="utf-8"))
+        except Exception as e:  # marisa raises plain RuntimeError/ValueError on bad bytes
+            raise LinkguardError(Errors.E063.format(path=path, detail=f"{type(e).__name__}: {e}")) from None
+        shapes_ok = (
+            len(trie) == n_keys == len(arrays["df"]) == len(arrays["ref"]) == len(arrays["ngram_n"])
+            and len(arrays["offsets"]) == counts.get("n_multi", -1) + 1
+            and int(arrays["offsets"][-1]) == len(arrays["postings"])
+            and isinstance(doc_ids, list) and len(doc_ids) == counts.get("n_docs")
+        )
+        if not shapes_ok:
+            raise LinkguardError(Errors.E063.format(
+                path=path, detail="the files' lengths disagree with each other or with meta.json"))
+        return cls(path, meta, trie, arrays, doc_ids)
+
+    # ---- properties -----------------------------------------------------
+    @property
+    def n_docs(self) -> int:
+        return len(self.doc_ids)
+
+    @property
+    def n_ngrams(self) -> int:
+        return len(self._df)
+
+    @property
+    def checksum(self) -> str:
+        """Identifies the content (settings, documents, ids); stored in meta.json."""
+        return self.meta["checksum"]
+
+    def __len__(self) -> int:
+        return self.n_ngrams
+
+    def __repr__(self) -> str:
+        return f"NgramIndex({str(self.path)!r}, n_docs={self.n_docs}, n_ngrams={self.n_ngrams})"
+
+    def doc_number(self, doc_id: str) -> int:
+        """The document number of a corpus id (KeyError when absent)."""
+        if self._doc_numbers is None:
+            self._doc_numbers = {d: i for i, d in enumerate(self.doc_ids)}
+        return self._doc_numbers[doc_id]
+
+    # ---- lookups by key (the detector's hot path) -----------------------
+    def key_ids(self, keys: Sequence[str]) -> np.ndarray:
+        """Row of each key (int64), -1 when absent."""
+        get = self._get
+        return np.fromiter((get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
+
+    def key_doc_freqs(self, keys: Sequence[str]) -> np.ndarray:
+        """Document frequency (int64) of each key made by `spacy_linkguard.ngrams`; 0 when absent."""
+        ids = self.key_ids(keys)
+        out = np.zeros(len(ids), dtype=np.int64)
+        hit = ids >= 0
+        out[hit] = self._df[ids[hit]]
+        return out
+
+    def key_postings(self, keys: Sequence[str]) -> List[BitMap]:
+        """Document numbers containing each key; an empty BitMap when absent."""
+        return [self._postings_of(int(i)) for i in self.key_ids(keys)]
+
+    def _postings_of(self, row: int) -> BitMap:
+        if row < 0:
+            return BitMap()
+        if self._df[row] == 1:
+            return BitMap([int(self._ref[row])])
+        j = int(self._ref[row])
+        return BitMap.deserialize(self._blob[int(self._offsets[j]) : int(self._offsets[j + 1])].tobytes())
+
+    # ---- lookups by text -------------------------------------------------
+    def key(self, text: str) -> str:
+        """The key of a phrase, tokenized the index's way (E004/E005 if not one N-gram)."""
+        return query_key(text, self.settings)
+
+    def doc_freq(self, text: str) -> int:
+        """Number of documents containing the phrase `text` (one segment, <= max_n tokens)."""
+        return int(self.key_doc_freqs([self.key(text)])[0])
+
+    def postings(self, text: str) -> BitMap:
+        """Document numbers containing the phrase `text`."""
+        return self.key_postings([self.key(text)])[0]
+
+    def doc_freqs(self, texts: Sequence[str]) -> np.ndarray:
+        """`doc_freq` of many phrases (int64 array)."""
+        return self.key_doc_freqs([self.key(t) for t in texts])
+
+    def postings_many(self, texts: Sequence[str]) -> List[BitMap]:
+        """`postings` of many phrases."""
+        return self.key_postings([self.key(t) for t in texts])
+
+    # ---- whole-index views ----------------------------------------------
+    def stats(self) -> Dict[str, Any]:
+        """Counts, sizes and the posting-list length histogram per N (Figure 2)."""
+        from .stats import index_stats
+
+        return index_stats(self)
+
+    def as_source(self) -> Source:
+        """The rows of this index in key-id order (for merging)."""
+        trie = self._trie
+        return Source(keys=lambda: (trie.restore_key(i) for i in range(len(trie))), df=self._df,
+                      ref=self._ref, ngram_n=self._n, offsets=self._offsets, blob=self._blob,
+                      contains=trie.__contains__)

@@ -1,0 +1,81 @@
+"""Index statistics and the paper's Figure 2 (posting-list lengths by N)."""
+import json
+from pathlib import Path
+from typing import Any, Dict, List, Union
+
+from . import format as fmt
+
+
+def index_stats(index) -> Dict[str, Any]:
+    """Counts and sizes of an index (see `NgramIndex.stats`).
+
+    RETURNS (dict): n_docs, n_ngrams, n_postings, mean_postings, share_df1,
+        n_ngrams_by_n, disk_bytes, bytes_per_ngram, n_tokens, n_skipped_empty,
+        format_version, settings, checksum, df_histogram ({n: [[df, count], ...]}).
+    """
+    counts = index.meta["counts"]
+    hist = load_histogram(index.path)
+    by_n = {n: sum(c for _, c in pairs) for n, pairs in hist.items()}
+    n_df1 = sum(c for pairs in hist.values() for df, c in pairs if df == 1)
+    disk = sum((Path(index.path) / name).stat().st_size for name in (fmt.META, *fmt.DATA_FILES))
+    n_ngrams = counts["n_ngrams"]
+    return {
+        "n_docs": counts["n_docs"],
+        "n_ngrams": n_ngrams,
+        "n_postings": counts["n_postings"],
+        "mean_postings": counts["n_postings"] / n_ngrams if n_ngrams else 0.0,
+        "share_df1": n_df1 / n_ngrams if n_ngrams else 0.0,
+        "n_ngrams_by_n": {str(n): c for n, c in sorted(by_n.items())},
+        "n_tokens": counts.get("n_tokens"),
+        "n_skipped_empty": counts.get("n_skipped_empty", 0),
+        "disk_bytes": disk,
+        "bytes_per_ngram": disk / n_ngrams if n_ngrams else 0.0,
+        "format_version": index.meta["format_version"],
+        "settings": index.meta["settings"],
+        "checksum": index.checksum,
+        "df_histogram": {str(n): pairs for n, pairs in sorted(hist.items())},
+    }
+
+
+def load_histogram(path: Union[str, Path]) -> Dict[int, List[List[int]]]:
+    data = json.loads((Path(path) / fmt.STATS).read_text(encoding="utf-8"))
+    return {int(n): pairs for n, pairs in data["df_histogram"].items()}
+
+
+def plot_figure2(index, out: Union[str, Path], *, title: str = "") -> Path:
+    """Write Figure 2 as PNG: number of distinct N-grams (log) by posting-list
+    length (log), one line per N.
+
+    RAISES: LinkguardError E067 when matplotlib is not installed.
+    """
+    from ..errors import Errors, LinkguardError
+
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise LinkguardError(Errors.E067) from None
+    hist = load_histogram(index.path)
+    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=120)
+    for n, pairs in sorted(hist.items()):
+        if not pairs:
+            continue
+        xs = [df for df, _ in pairs]
+        ys = [c for _, c in pairs]
+        ax.plot(xs, ys, marker=".", markersize=3, linewidth=1, label=f"N = {n}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("posting-list length (documents containing the N-gram)")
+    ax.set_ylabel("distinct N-grams")
+    ax.set_title(title or f"Posting-list lengths by N ({index.n_docs:,} documents, {index.n_ngrams:,} N-grams)",
+                 fontsize=9)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=8, ncol=2)
+    fig.tight_layout()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, format="png")
+    plt.close(fig)
+    return out

@@ -1,0 +1,201 @@
+"""Write the index files from one or more *sources* of (key, postings) rows.
+
+A source is what the build produces (rows in hash order) or an existing index
+(rows in key-id order): parallel arrays over its rows plus a way to re-read its
+keys in row order. Key sets of sources may overlap (adding documents to an
+index); document numbers of different sources never do. The writer builds the
+marisa-trie over the union of the keys, then moves every row to its key id
+with numpy (no per-key Python work except keys found in several sources).
+"""
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, Iterator, List, Optional, Sequence
+
+import marisa_trie
+import numpy as np
+from numpy.lib.format import open_memmap
+from pyroaring import BitMap
+
+from . import format as fmt
+
+
+@dataclass
+class Source:
+    """Rows of (key, postings) in some fixed order.
+
+    keys: returns a fresh iterator over the keys in row order.
+    df, ref, ngram_n: per row, as in the index format (ref: document number
+        when df == 1, else a row of `offsets`).
+    offsets, blob: serialized Roaring bitmaps of the rows with df >= 2.
+    """
+
+    keys: Callable[[], Iterator[str]]
+    df: np.ndarray
+    ref: np.ndarray
+    ngram_n: np.ndarray
+    offsets: np.ndarray
+    blob: np.ndarray
+    # key -> bool; needed for every source but the last when key sets overlap
+    contains: Optional[Callable[[str], bool]] = None
+
+    def __len__(self) -> int:
+        return len(self.df)
+
+    def bitmap(self, row: int) -> BitMap:
+        if self.df[row] == 1:
+            return BitMap([int(self.ref[row])])
+        j = int(self.ref[row])
+        return BitMap.deserialize(self.blob[int(self.offsets[j]) : int(self.offsets[j + 1])].tobytes())
+
+
+def serialize_docs(docs: Sequence[int]) -> bytes:
+    """The canonical bytes of a posting list (the same set always gives the same bytes)."""
+    bm = BitMap(docs)
+    bm.run_optimize()
+    return bm.serialize()
+
+
+def _canonical(bm: BitMap) -> bytes:
+    # A union's containers can differ from those of the same set built from
+    # scratch; rebuilding keeps incremental == rebuild byte for byte.
+    return serialize_docs(bm.to_array())
+
+
+def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool = False) -> Dict[str, int]:
+    """Write vocab.marisa, df/ref/ngram_n/postings files and stats.json into `out`.
+
+    RETURNS (dict): counts (n_ngrams, n_multi, n_postings).
+    """
+    from tqdm import tqdm
+
+    total_rows = sum(len(s) for s in sources)
+    bar = tqdm(total=total_rows * 2, desc="vocabulary", unit="key", disable=not progress,
+               unit_scale=True, leave=False)
+
+    def counted(it):
+        for key in it:
+            bar.update(1)
+            yield key
+
+    # marisa's layout depends on duplicate keys (their weights add up), so every
+    # key goes in exactly once: a later source skips keys of earlier ones.
+    trie = marisa_trie.Trie(counted(itertools.chain.from_iterable(
+        _new_keys(s, sources[:i]) for i, s in enumerate(sources))))
+    trie.save(str(out / fmt.VOCAB))
+    n_keys = len(trie)
+    bar.set_description("key ids")
+    key_id = trie.key_id
+    new_ids = [np.fromiter(map(key_id, counted(s.keys())), dtype=np.int64, count=len(s)) for s in sources]
+    bar.close()
+    del trie
+
+    df = open_memmap(out / fmt.DF, mode="w+", dtype=np.uint32, shape=(n_keys,))
+    ngram_n = open_memmap(out / fmt.NGRAM_N, mode="w+", dtype=np.uint8, shape=(n_keys,))
+    ref = open_memmap(out / fmt.REF, mode="w+", dtype=np.uint32, shape=(n_keys,))
+    df[:] = 0
+    seen = np.zeros(n_keys, dtype=np.uint8)
+    for s, ids in zip(sources, new_ids):
+        # ids are unique within one source, so fancy-index += adds once per row.
+        df[ids] += s.df
+        seen[ids] += 1
+        ngram_n[ids] = s.ngram_n
+
+    # Keys found in several sources get their posting lists united in Python;
+    # when adding a few documents to a big index these are few.
+    shared_ids = np.flatnonzero(seen >= 2)
+    shared: Dict[int, BitMap] = {}
+    if len(shared_ids):
+        for s, ids in zip(sources, new_ids):
+            rows = np.flatnonzero(seen[ids] >= 2)
+            for row, kid in zip(rows.tolist(), ids[rows].tolist()):
+                bm = s.bitmap(row)
+                if kid in shared:
+                    shared[kid] |= bm
+                else:
+                    shared[kid] = bm
+    shared_bytes = {kid: _canonical(bm) for kid, bm in shared.items()}
+
+    multi_ids = np.flatnonzero(df[:] >= 2)
+    n_multi = len(multi_ids)
+    ref[multi_ids] = np.arange(n_multi, dtype=np.uint32)
+    lengths = np.zeros(n_multi, dtype=np.int64)
+    moves = []  # per source: (destination multi rows, source byte starts, lengths)
+    for s, ids in zip(sources, new_ids):
+        single = s.df == 1
+        solo = seen[ids] == 1
+        rows = np.flatnonzero(single & solo)
+        ref[ids[rows]] = s.ref[rows]
+        rows = np.flatnonzero(~single & solo)
+        if len(rows):
+            j_src = s.ref[rows].astype(np.int64)
+            starts = s.offsets[j_src].astype(np.int64)
+            lens = s.offsets[j_src + 1].astype(np.int64) - starts
+            j_dst = ref[ids[rows]].astype(np.int64)
+            lengths[j_dst] = lens
+            order = np.argsort(j_dst, kind="stable")
+            moves.append((s, j_dst[order], starts[order], lens[order]))
+    for kid, data in shared_bytes.items():
+        lengths[int(ref[kid])] = len(data)
+
+    offsets = np.zeros(n_multi + 1, dtype=np.uint64)
+    np.cumsum(lengths, out=offsets[1:])
+    np.save(out / fmt.OFFSETS, offsets)
+    blob = open_memmap(out / fmt.POSTINGS, mode="w+", dtype=np.uint8, shape=(int(offsets[-1]),))
+    offsets_i = offsets.astype(np.int64)
+    for s, j_dst, starts, lens in moves:
+        copy_ranges(blob, offsets_i[j_dst], s.blob, starts, lens)
+    for kid, data in shared_bytes.items():
+        o = int(offsets[int(ref[kid])])
+        blob[o : o + len(data)] = np.frombuffer(data, dtype=np.uint8)
+
+    hist = df_histogram(df, ngram_n, max_n)
+    fmt.dump_json({"df_histogram": fmt.histogram_to_json(hist)}, out / fmt.STATS)
+    n_postings = int(df[:].sum(dtype=np.int64))
+    for arr in (df, ngram_n, ref, blob):
+        arr.flush()
+    del df, ngram_n, ref, blob
+    return {"n_ngrams": int(n_keys), "n_multi": int(n_multi), "n_postings": n_postings}
+
+
+def _new_keys(source: Source, earlier: List[Source]) -> Iterator[str]:
+    if not earlier:
+        return source.keys()
+    checks = [e.contains for e in earlier]
+    if any(c is None for c in checks):
+        raise ValueError("sources whose keys may overlap need `contains`")
+    return (k for k in source.keys() if not any(c(k) for c in checks))
+
+
+def copy_ranges(dst: np.ndarray, dst_starts: np.ndarray, src: np.ndarray, src_starts: np.ndarray,
+                lengths: np.ndarray, chunk_bytes: int = 1 << 25) -> None:
+    """dst[dst_starts[i] : +lengths[i]] = src[src_starts[i] : +lengths[i]] for all i, vectorized in chunks."""
+    cum = np.cumsum(lengths)
+    i, n = 0, len(lengths)
+    while i < n:
+        base = int(cum[i - 1]) if i else 0
+        e = max(int(np.searchsorted(cum, base + chunk_bytes, side="right")), i + 1)
+        lens = lengths[i:e]
+        total = int(lens.sum())
+        rel = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
+        dst[np.repeat(dst_starts[i:e], lens) + rel] = src[np.repeat(src_starts[i:e], lens) + rel]
+        i = e
+
+
+def df_histogram(df: np.ndarray, ngram_n: np.ndarray, max_n: int) -> Dict[int, List[List[int]]]:
+    """{n: [[posting-list length, number of N-grams], ...]} (Figure 2's data)."""
+    hist: Dict[int, List[List[int]]] = {}
+    step = 1 << 24
+    for n in range(1, max_n + 1):
+        counts = np.zeros(1, dtype=np.int64)
+        for a in range(0, len(df), step):
+            sel = df[a : a + step][ngram_n[a : a + step] == n]
+            c = np.bincount(sel)
+            if len(c) > len(counts):
+                c[: len(counts)] += counts
+                counts = c
+            else:
+                counts[: len(c)] += c
+        nz = np.flatnonzero(counts)
+        hist[n] = [[int(k), int(counts[k])] for k in nz if k > 0]
+    return hist
