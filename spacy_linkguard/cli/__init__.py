@@ -5,6 +5,8 @@ from .app import app
 
 # One module per command (or group of related commands), in help order.
 COMMAND_MODULES = [
+    "rewrite_nospans_cmd",
+    "deidentify_queries_cmd",
     "index_cmds",
     "prepare_cmd",
     "evaluate_cmd",

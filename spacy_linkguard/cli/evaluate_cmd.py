@@ -24,6 +24,7 @@ def evaluate_cmd(
     index: Path = typer.Option(..., "--index", help="N-gram index folder of the original collection."),
     system: List[str] = typer.Option([], "--system", help="KEY=OUTPUT.jsonl, repeatable; keys: llm_nospans, wordnet, llm_a1, llm_a3, lexical_a3."),
     row_model: List[str] = typer.Option([], "--row-model", help="KEY=model description named in that row, repeatable."),
+    llm_config: Optional[Path] = typer.Option(None, "--llm-config", help="The rewrite config of the LLM rows (names their model)."),
     k: int = typer.Option(2, "--k", help="A phrase set singles out when it matches 1..k-1 documents."),
     max_arity: int = typer.Option(3, "--max-arity", help="Largest combination arity for 'arity <= m' columns."),
     sim_models: str = typer.Option("all-MiniLM-L6-v2,paraphrase-distilroberta-base-v2,gte-modernbert-base", "--sim-models", help="Comma-separated sentence-transformers models; those not installed are reported as unavailable."),
@@ -49,7 +50,8 @@ def evaluate_cmd(
 
     try:
         systems = _pairs(system, "--system")
-        row_models = dict(_pairs(row_model, "--row-model"))
+        row_models = default_row_models(llm_config)
+        row_models.update(_pairs(row_model, "--row-model"))
         settings = dict(_pairs(setting, "--setting"))
         queries_list = list(iter_records(queries))
         idx = NgramIndex.load(index)
@@ -97,6 +99,22 @@ def evaluate_cmd(
                    f"{_f(row.get('linkable_prop_a' + str(max_arity)))}  linkage rate "
                    f"{_f(row.get('linkage_rate_a' + str(max_arity)))}", err=True)
     typer.echo(f"results -> {out}", err=True)
+
+
+def default_row_models(llm_config: Optional[Path]) -> dict:
+    """The model named in each row: the LLM of the rewrite config for LLM rows."""
+    lexical = "WordNet 3.0 + en_core_web_sm + all-MiniLM-L6-v2 (no LLM)"
+    models = {"input": "\u2013", "wordnet": lexical, "lexical_a3": lexical}
+    if llm_config is not None and llm_config.is_file():
+        from spacy.util import load_config
+
+        from ..eval.baseline_nospans import describe_model, find_model_block
+
+        block = find_model_block(dict(load_config(llm_config, interpolate=False)))
+        if block is not None:
+            for key in ("llm_nospans", "llm_a1", "llm_a3"):
+                models[key] = describe_model(block)
+    return models
 
 
 def _f(v: Optional[float]) -> str:

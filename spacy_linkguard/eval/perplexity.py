@@ -36,6 +36,16 @@ def locate_causal_lm(name: str, models_dir: Optional[Path] = None) -> Tuple[Path
         if ggufs:
             return path, ggufs[0].name
     root = Path(models_dir or os.environ.get("LINKGUARD_MODELS_DIR", "models"))
+    # `fetch-models` converts a GGUF once into a transformers folder (loads in ~1 s
+    # instead of de-quantizing for ~40 s): prefer it when it is complete.
+    try:
+        from ..llm.local_models import LOCAL_MODELS, is_converted
+
+        spec = LOCAL_MODELS.get(name)
+        if spec is not None and is_converted(spec.hf_dir(root)):
+            return spec.hf_dir(root), None
+    except ImportError:  # the llm extra's module is not there: look for GGUFs only
+        pass
     for pattern in GGUF_GLOBS.get(name, [f"*{name}*.gguf"]):
         found = sorted(root.rglob(pattern)) if root.is_dir() else []
         if found:
