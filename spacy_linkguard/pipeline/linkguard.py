@@ -1,0 +1,221 @@
+"""The `linkguard` component: flags the spans of a Doc that link it to its original.
+
+It runs `spacy_linkguard.detect.Detector` on `doc.text` (which tokenizes the
+text its own way, SPEC.md) and maps the flagged character spans onto the
+Doc's tokens. Registration: `factories.py`. Output:
+
+- `doc.spans[spans_key]`: label NGRAM (minimal rare N-grams) and COMBO
+  (candidates chosen to break linkable combinations);
+- span extensions `linkguard_df`, `linkguard_linked_ids`, `linkguard_n_broken`,
+  `linkguard_examples` (evidence);
+- doc extensions `linkguard_safe` (bool) and `linkguard_report` (dict).
+"""
+import json
+import warnings
+from pathlib import Path
+from typing import Any, Dict, Iterable, Iterator, Optional, Tuple, Union
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span, SpanGroup
+
+from ..errors import Errors, LinkguardError, LinkguardWarning, Warnings
+from ..ngrams import DEFAULT_MAX_N, DEFAULT_PLACEHOLDER, NgramSettings
+
+CFG_FILE = "cfg.json"
+DOC_EXTENSIONS = ("linkguard_safe", "linkguard_report")
+SPAN_EXTENSIONS = ("linkguard_df", "linkguard_linked_ids", "linkguard_n_broken", "linkguard_examples")
+_SETTINGS = ("k", "max_arity", "max_n", "placeholder", "spans_key")
+
+
+def install_extensions() -> None:
+    """Register the Doc and Span extensions once (safe to call repeatedly)."""
+    for name in DOC_EXTENSIONS:
+        if not Doc.has_extension(name):
+            Doc.set_extension(name, default=None)
+    for name in SPAN_EXTENSIONS:
+        if not Span.has_extension(name):
+            Span.set_extension(name, default=None)
+
+
+_OPEN_INDEXES: Dict[Tuple[str, int], Any] = {}
+
+
+def open_index(path: Union[str, Path]) -> Any:
+    """Open the N-gram index at `path` once per process (memory-mapped, shared).
+
+    The cache key includes meta.json's modification time, so an index rebuilt
+    in place is opened again rather than served stale.
+    RAISES: LinkguardError E111 when the folder is missing or not an index.
+    """
+    from ..index import NgramIndex
+
+    path = Path(path).resolve()
+    meta = path / "meta.json"
+    try:
+        stamp = meta.stat().st_mtime_ns
+    except OSError:
+        raise LinkguardError(Errors.E111.format(path=path, detail="no meta.json there")) from None
+    cached = _OPEN_INDEXES.get((str(path), stamp))
+    if cached is None:
+        try:
+            cached = NgramIndex.load(path)
+        except LinkguardError:
+            raise
+        except (OSError, ValueError, KeyError) as e:
+            raise LinkguardError(Errors.E111.format(path=path, detail=f"{type(e).__name__}: {e}")) from None
+        _OPEN_INDEXES[(str(path), stamp)] = cached
+    return cached
+
+
+class Linkguard:
+    """Flag the spans that single a Doc out in an N-gram index of a collection.
+
+    nlp (Language): The pipeline.
+    name (str): The component name.
+    index (str): Folder of an `NgramIndex` (built over the original collection).
+    k (int): Phrase sets matching 1..k-1 documents single out (default 2).
+    max_arity (int): 1 = single N-grams only; up to 3 = combinations too.
+    max_n (int), placeholder (str): must match the index's settings (E003).
+    spans_key (str): Key in `doc.spans` for the flagged spans.
+    """
+
+    def __init__(
+        self,
+        nlp: Language,
+        name: str = "linkguard",
+        *,
+        index: Optional[str] = None,
+        k: int = 2,
+        max_arity: int = 3,
+        max_n: int = DEFAULT_MAX_N,
+        placeholder: str = DEFAULT_PLACEHOLDER,
+        spans_key: str = "linkguard",
+    ) -> None:
+        from ..detect.detector import MAX_ARITY
+
+        if isinstance(k, bool) or not isinstance(k, int) or k < 2:
+            raise LinkguardError(Errors.E100.format(value=repr(k)))
+        if isinstance(max_arity, bool) or not isinstance(max_arity, int) or not 1 <= max_arity <= MAX_ARITY:
+            raise LinkguardError(Errors.E101.format(value=repr(max_arity), max=MAX_ARITY))
+        self.settings = NgramSettings(max_n=max_n, placeholder=placeholder)
+        self.name = name
+        self.cfg: Dict[str, Any] = {
+            "index": str(index) if index else None,
+            "k": k,
+            "max_arity": max_arity,
+            "max_n": max_n,
+            "placeholder": placeholder,
+            "spans_key": spans_key,
+        }
+        self._detector: Any = None
+        self._expected_checksum: Optional[str] = None
+        install_extensions()
+
+    @property
+    def spans_key(self) -> str:
+        return self.cfg["spans_key"]
+
+    @property
+    def detector(self) -> Any:
+        """The `Detector`, created on first use (the index is opened then)."""
+        if self._detector is None:
+            from ..detect import Detector
+
+            if not self.cfg["index"]:
+                raise LinkguardError(Errors.E110.format(value=repr(self.cfg["index"])))
+            index = open_index(self.cfg["index"])
+            self._check_checksum(index)
+            self._detector = Detector(index, k=self.cfg["k"], max_arity=self.cfg["max_arity"], settings=self.settings)
+        return self._detector
+
+    def _check_checksum(self, index: Any) -> None:
+        if self._expected_checksum is not None and index.checksum != self._expected_checksum:
+            raise LinkguardError(
+                Errors.E112.format(path=self.cfg["index"], found=index.checksum, expected=self._expected_checksum)
+            )
+
+    def __call__(self, doc: Doc) -> Doc:
+        """Detect on `doc.text` and write spans and extensions to `doc`."""
+        set_annotations(doc, self.detector.detect(doc.text), self.spans_key)
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        """Process a stream of Docs (each Doc is independent; batch_size is accepted for spaCy)."""
+        detector = self.detector
+        for doc in stream:
+            set_annotations(doc, detector.detect(doc.text), self.spans_key)
+            yield doc
+
+    # --- serialization: the settings and a reference to the index, with its checksum
+    def _cfg_for_disk(self) -> Dict[str, Any]:
+        cfg = dict(self.cfg)
+        if cfg["index"]:
+            cfg["index"] = str(Path(cfg["index"]).resolve())
+            cfg["index_checksum"] = open_index(cfg["index"]).checksum
+        else:
+            cfg["index_checksum"] = None
+        return cfg
+
+    def _load_cfg(self, cfg: Dict[str, Any], where: str) -> "Linkguard":
+        for field in ("index", "index_checksum") + _SETTINGS:
+            if field not in cfg:
+                raise LinkguardError(Errors.E113.format(path=where, field=field))
+        fresh = Linkguard(None, self.name, **{f: cfg[f] for f in ("index",) + _SETTINGS})  # validates
+        self.cfg, self.settings = fresh.cfg, fresh.settings
+        self._expected_checksum = cfg["index_checksum"]
+        self._detector = None
+        if self.cfg["index"]:
+            self.detector  # noqa: B018 -- open now: a changed index is an error at load time
+        return self
+
+    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
+        return json.dumps(self._cfg_for_disk(), sort_keys=True).encode("utf-8")
+
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "Linkguard":
+        return self._load_cfg(json.loads(bytes_data.decode("utf-8")), "<bytes>")
+
+    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        if CFG_FILE not in exclude:
+            (path / CFG_FILE).write_text(json.dumps(self._cfg_for_disk(), sort_keys=True, indent=1) + "\n")
+
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "Linkguard":
+        cfg_path = Path(path) / CFG_FILE
+        if CFG_FILE in exclude or not cfg_path.is_file():
+            return self
+        return self._load_cfg(json.loads(cfg_path.read_text(encoding="utf-8")), str(cfg_path))
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # The memory-mapped index does not pickle; a worker process reopens it.
+        state = dict(self.__dict__)
+        state["_detector"] = None
+        return state
+
+
+def set_annotations(doc: Doc, detection: Any, spans_key: str) -> None:
+    """Write a `Detection` onto `doc`: spans by character offsets, evidence, verdict.
+
+    Offsets are expanded to the Doc's token boundaries (the Doc's tokenizer
+    may split differently from the detector's). Spans that cannot be mapped
+    are counted in a W100 warning.
+    """
+    group = []
+    lost = []
+    for fs in detection.spans:
+        span = doc.char_span(fs.start_char, fs.end_char, label=fs.label, alignment_mode="expand")
+        if span is None:
+            lost.append(fs)
+            continue
+        span._.linkguard_df = fs.df
+        span._.linkguard_linked_ids = list(fs.linked_ids)
+        span._.linkguard_n_broken = fs.n_broken
+        span._.linkguard_examples = [dict(e) for e in fs.examples]
+        group.append(span)
+    doc.spans[spans_key] = SpanGroup(doc, name=spans_key, spans=group)
+    doc._.linkguard_safe = bool(detection.safe)
+    doc._.linkguard_report = dict(detection.report)
+    if lost:
+        warnings.warn(
+            Warnings.W100.format(n=len(lost), start=lost[0].start_char, end=lost[0].end_char), LinkguardWarning
+        )

@@ -1,0 +1,86 @@
+"""displaCy rendering of flagged spans, checked in headless Chromium."""
+import re
+import shutil
+import subprocess
+
+import pytest
+import spacy
+
+from spacy_linkguard.display import DISPLACY_COLORS, render, render_report
+
+
+@pytest.fixture(scope="module")
+def docs(small_index):
+    index, queries, _ = small_index
+    from spacy_linkguard.corpus import iter_records
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("linkguard", config={"index": str(index)})
+    out = []
+    for rec in iter_records(queries):
+        doc = nlp(rec.text)
+        doc.user_data["id"] = rec.id
+        out.append(doc)
+    return out
+
+
+def test_render_draws_every_span_with_our_colors(docs):
+    import spacy_linkguard
+
+    doc = next(d for d in docs if len(d.spans["linkguard"]) > 1)
+    html = spacy_linkguard.render(doc)
+    assert html == render(doc)
+    labels = [s.label_ for s in doc.spans["linkguard"]]
+    # displaCy writes each span's label once, at the span's first token.
+    for label in set(labels):
+        assert len(re.findall(rf">\s*{label}\s*</span>", html)) >= 1
+        assert DISPLACY_COLORS[label] in html
+
+
+def test_colors_are_registered_for_displacy(docs):
+    from spacy import displacy
+
+    doc = next(d for d in docs if len(d.spans["linkguard"]))
+    html = displacy.render(doc, style="span", options={"spans_key": "linkguard"})
+    assert any(color in html for color in DISPLACY_COLORS.values())
+
+
+def test_report_lists_evidence(docs):
+    html = render_report(docs)
+    rows = re.findall(r'<tr class="span-row" data-label="(\w+)">', html)
+    assert len(rows) == sum(len(d.spans["linkguard"]) for d in docs)
+    combo = next(s for d in docs for s in d.spans["linkguard"] if s.label_ == "COMBO")
+    partner = combo._.linkguard_examples[0]["partners"][0]["key"]
+    assert partner in html
+
+
+def _chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name) or (f"/usr/bin/{name}" if shutil.os.path.exists(f"/usr/bin/{name}") else None)
+        if path:
+            return path
+    pytest.skip("Chromium is not installed (`make sysdeps` installs it)")
+
+
+@pytest.mark.browser
+def test_report_page_draws_spans_in_chromium(docs, tmp_path):
+    html_path = tmp_path / "report.html"
+    html_path.write_text(render_report(docs), encoding="utf-8")
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}"]
+    dom = subprocess.run([_chromium(), *flags, "--dump-dom", html_path.as_uri()],
+                         capture_output=True, text=True, timeout=120).stdout
+    sections = re.findall(r'<section class="doc"[^>]*data-spans="(\d+)"', dom)
+    assert [int(n) for n in sections] == [len(d.spans["linkguard"]) for d in docs]
+    # The browser parsed displaCy's span markup: one label element per span.
+    n_labels = len(re.findall(r"z-index: 10[^>]*>\s*(?:NGRAM|COMBO)\s*</span>", dom))
+    assert n_labels == sum(len(d.spans["linkguard"]) for d in docs) > 0
+    # And drew it: the span colors appear on screen.
+    from PIL import Image
+
+    shot = tmp_path / "shot.png"
+    subprocess.run([_chromium(), *flags, f"--screenshot={shot}", "--window-size=1200,2400", html_path.as_uri()],
+                   capture_output=True, timeout=120)
+    pixels = Image.open(shot).convert("RGB").getdata()
+    ngram = tuple(int(DISPLACY_COLORS["NGRAM"][i : i + 2], 16) for i in (1, 3, 5))
+    assert sum(1 for p in pixels if p == ngram) > 100

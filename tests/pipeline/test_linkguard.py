@@ -1,0 +1,155 @@
+"""The `linkguard` component: spans on the Doc, evidence, serialization, multiprocessing."""
+import json
+import subprocess
+import sys
+
+import pytest
+import spacy
+
+from spacy_linkguard.corpus import Record
+from spacy_linkguard.detect import Detector
+from spacy_linkguard.errors import LinkguardError
+from spacy_linkguard.index import NgramIndex
+
+from ..detect.corpora import mask, random_corpus
+
+SEED = 11
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return random_corpus(SEED, n_docs=20)
+
+
+@pytest.fixture(scope="module")
+def index_dir(corpus, tmp_path_factory):
+    path = tmp_path_factory.mktemp("lg") / "index"
+    NgramIndex.build([Record(id=i, text=t) for i, t in corpus], path, progress=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def texts(corpus):
+    import random
+
+    rng = random.Random(SEED)
+    return [mask(rng, t) for _, t in corpus[:6]] + ["", "nothing here is in the index"]
+
+
+def make_nlp(index_dir, **cfg):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("linkguard", config={"index": str(index_dir), **cfg})
+    return nlp
+
+
+def doc_result(doc, key="linkguard"):
+    spans = [
+        (s.start_char, s.end_char, s.label_, s._.linkguard_df, s._.linkguard_linked_ids, s._.linkguard_n_broken,
+         s._.linkguard_examples)
+        for s in doc.spans[key]
+    ]
+    report = dict(doc._.linkguard_report)
+    report.pop("seconds")
+    return spans, doc._.linkguard_safe, report
+
+
+def test_spans_and_extensions_match_the_detector(index_dir, texts):
+    nlp = make_nlp(index_dir, k=2, max_arity=3)
+    det = Detector(NgramIndex.load(index_dir), k=2, max_arity=3)
+    n_combo = 0
+    for text in texts:
+        doc = nlp(text)
+        res = det.detect(text)
+        got = [(s.start_char, s.end_char, s.label_) for s in doc.spans["linkguard"]]
+        assert got == [(f.start_char, f.end_char, f.label) for f in res.spans]
+        assert doc._.linkguard_safe == res.safe
+        for span, f in zip(doc.spans["linkguard"], res.spans):
+            assert span._.linkguard_df == f.df and span._.linkguard_n_broken == f.n_broken
+            assert span._.linkguard_linked_ids == f.linked_ids and span._.linkguard_examples == f.examples
+            n_combo += f.label == "COMBO"
+    assert n_combo > 0
+    assert nlp("")._.linkguard_safe is True
+
+
+def test_spans_key_and_arity_config(index_dir, texts):
+    nlp = make_nlp(index_dir, max_arity=1, spans_key="flags", k=5)
+    doc = nlp(texts[0])
+    assert "flags" in doc.spans and "linkguard" not in doc.spans
+    assert {s.label_ for s in doc.spans["flags"]} == {"NGRAM"}
+    assert doc._.linkguard_report["k"] == 5
+
+
+def test_spans_expand_to_the_pipelines_tokens(index_dir, corpus):
+    # The Doc keeps "alpha/beta" as one token where the detector sees three.
+    from spacy.tokens import Doc
+
+    nlp = make_nlp(index_dir)
+    words = corpus[0][1].split(" ")
+    merged = []
+    for w in words:
+        if merged and len(merged) % 3 == 0 and merged[-1].isalpha() and w.isalpha():
+            merged[-1] += "/" + w
+        else:
+            merged.append(w)
+    doc = nlp.get_pipe("linkguard")(Doc(nlp.vocab, words=merged))
+    res = Detector(NgramIndex.load(index_dir)).detect(doc.text)
+    spans = list(doc.spans["linkguard"])
+    assert any("/" in s.text for s in spans)
+    assert len(spans) == len(res.spans)
+    for span, f in zip(spans, res.spans):
+        assert span.start_char <= f.start_char and f.end_char <= span.end_char
+
+
+def test_to_disk_from_disk_round_trip(index_dir, texts, tmp_path):
+    nlp = make_nlp(index_dir, k=5, max_arity=2)
+    nlp.to_disk(tmp_path / "pipe")
+    cfg = json.loads((tmp_path / "pipe" / "linkguard" / "cfg.json").read_text())
+    assert cfg["index_checksum"] == NgramIndex.load(index_dir).checksum and cfg["k"] == 5
+    nlp2 = spacy.load(tmp_path / "pipe")
+    assert nlp2.get_pipe("linkguard").cfg == nlp.get_pipe("linkguard").cfg
+    for text in texts:
+        assert doc_result(nlp2(text)) == doc_result(nlp(text))
+    nlp3 = spacy.blank("en")
+    nlp3.add_pipe("linkguard").from_bytes(nlp.get_pipe("linkguard").to_bytes())
+    assert doc_result(nlp3(texts[0])) == doc_result(nlp(texts[0]))
+
+
+def test_changed_index_is_an_error(corpus, tmp_path):
+    index = tmp_path / "index"
+    NgramIndex.build([Record(id=i, text=t) for i, t in corpus[:10]], index, progress=False)
+    nlp = make_nlp(index)
+    nlp.to_disk(tmp_path / "pipe")
+    NgramIndex.build([Record(id=i, text=t) for i, t in corpus[:12]], index, progress=False)
+    with pytest.raises(LinkguardError, match="E112"):
+        spacy.load(tmp_path / "pipe")
+
+
+def test_config_errors(index_dir, tmp_path):
+    with pytest.raises(LinkguardError, match="E110"):
+        spacy.blank("en").add_pipe("linkguard")(spacy.blank("en")("a b"))
+    with pytest.raises(LinkguardError, match="E003"):
+        make_nlp(index_dir, max_n=4)("alpha beta")
+    with pytest.raises(LinkguardError, match="E111"):
+        make_nlp(tmp_path / "missing")("alpha beta")
+    with pytest.raises(LinkguardError, match="E100"):
+        make_nlp(index_dir, k=1)
+    with pytest.raises(LinkguardError, match="E101"):
+        make_nlp(index_dir, max_arity=0)
+
+
+def test_pipe_with_two_processes(index_dir, texts):
+    nlp = make_nlp(index_dir)
+    one = [doc_result(d) for d in nlp.pipe(texts, batch_size=2)]
+    two = [doc_result(d) for d in nlp.pipe(texts, batch_size=2, n_process=2)]
+    assert one == two
+    assert any(spans for spans, _, _ in one)
+
+
+def test_factory_resolves_in_a_fresh_process(index_dir):
+    code = (
+        "import spacy; nlp = spacy.blank('en'); "
+        f"nlp.add_pipe('linkguard', config={{'index': {str(index_dir)!r}}}); "
+        "doc = nlp('alpha beta gamma delta'); print(doc._.linkguard_safe in (True, False))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
