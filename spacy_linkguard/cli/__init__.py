@@ -8,6 +8,7 @@ COMMAND_MODULES = [
     "rewrite_nospans_cmd",
     "deidentify_queries_cmd",
     "index_cmds",
+    "deid_cmds",
     "detect_cmds",
     "prepare_cmd",
     "evaluate_cmd",

