@@ -53,10 +53,10 @@ class LexicalSettings:
     max_senses: int = 3
     tagged_senses_only: bool = True
     max_synonyms: int = 5
-    max_candidates: int = 32
+    max_candidates: int = 16
     drop_modifiers: bool = True
     max_synonym_words: int = 3
-    context_tokens: int = 24
+    context_tokens: int = 16
     placeholder: str = "[REDACTED]"
 
     def __post_init__(self) -> None:
@@ -77,7 +77,8 @@ class Edit:
     """One replaced phrase. start/end: its character range in the input text
     (neighbourhood included); original/replacement: the text there before/after;
     n_synonyms/n_dropped: words replaced by a synonym / left out; score: the
-    scorer's value of the chosen candidate among n_candidates."""
+    scorer's value of the chosen candidate among n_candidates (None when
+    there was only one, which is not scored)."""
 
     start: int
     end: int
@@ -85,7 +86,7 @@ class Edit:
     replacement: str
     n_synonyms: int
     n_dropped: int
-    score: float
+    score: Optional[float]
     n_candidates: int
 
     def to_dict(self) -> Dict[str, Any]:
@@ -309,14 +310,19 @@ def _rewrite_phrases(doc: Doc, phrases: List[Tuple[int, int]], *, wordnet: WordN
             candidate_contexts=tuple(text[ctx_start:c.start] + c.text + text[c.end:ctx_end] for c in candidates),
         ))
         pending.append((char_range, candidates))
-    scores = scorer(requests) if requests else []
+    # A phrase with one candidate needs no score: the scorer (an embedding model)
+    # is the slow part, so only choices are scored.
+    to_score = [r for r in requests if len(r.candidates) > 1]
+    scored = iter(scorer(to_score) if to_score else [])
+    scores = [next(scored) if len(r.candidates) > 1 else [None] for r in requests]
     edits: List[Edit] = []
     for (char_range, candidates), cand_scores in zip(pending, scores):
-        best = max(range(len(candidates)), key=lambda k: (cand_scores[k], -k))
+        best = 0 if len(candidates) == 1 else max(range(len(candidates)), key=lambda k: (cand_scores[k], -k))
         c = candidates[best]
         edits.append(Edit(start=c.start, end=c.end, original=text[c.start:c.end], replacement=c.text,
                           n_synonyms=c.n_synonyms, n_dropped=c.n_dropped,
-                          score=float(cand_scores[best]), n_candidates=len(candidates)))
+                          score=None if cand_scores[best] is None else float(cand_scores[best]),
+                          n_candidates=len(candidates)))
     edits.sort(key=lambda e: e.start)
     accepted: List[Edit] = []
     for e in edits:

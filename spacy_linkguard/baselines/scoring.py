@@ -102,7 +102,7 @@ class EmbeddingSimilarity:
     """
 
     def __init__(self, model: str = DEFAULT_SENTENCE_MODEL, *, device: str = "cpu",
-                 batch_size: int = 64) -> None:
+                 batch_size: int = 128) -> None:
         self.model_name = model
         self.device = device
         self.batch_size = batch_size

@@ -7,6 +7,7 @@ from .app import app
 COMMAND_MODULES = [
     "rewrite_nospans_cmd",
     "deidentify_queries_cmd",
+    "baseline_cmds",
     "index_cmds",
     "deid_cmds",
     "detect_cmds",

