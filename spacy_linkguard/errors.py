@@ -240,6 +240,16 @@ class Errors(metaclass=ErrorsWithCodes):
             "rewrite config such as configs/rewrite_cpu.cfg.")
     E216 = ("Guarantee mode did not reach a safe text within {rounds} redaction "
             "rounds (text starts {preview!r}). This is a bug; please report it.")
+    # E240-E249: the OpenAI-compatible HTTP backend (linkguard.OpenAI.v1) and the GPU benchmark
+    E240 = ("No reply from the chat-completions endpoint {url} after {tries} tries "
+            "(last: {detail}). Start the server (e.g. `vllm serve MODEL --port 8000`), "
+            "check `base_url` (it ends in /v1), or raise `timeout`/`max_retries`.")
+    E241 = ("The chat-completions endpoint {url} answered HTTP {status}: {detail}. "
+            "Check `name` (the served model name), the API key variable `api_key_env`, "
+            "and the request fields in `extra_body`.")
+    E242 = ("The endpoint {url} did not return an OpenAI chat completion (expected "
+            "JSON with choices[0].message.content), got {preview!r}. Point `base_url` "
+            "at an OpenAI-compatible API root such as http://HOST:8000/v1.")
 
     # --- E250-E299: evaluation, baselines and the project -----------------
     # --- E250-E279: evaluation, report and the project (spacy_linkguard/eval)

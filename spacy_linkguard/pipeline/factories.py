@@ -8,45 +8,6 @@ from typing import Any, Dict, List, Optional  # noqa: F401
 from spacy.language import Language  # noqa: F401
 
 
-# --- linkguard (spacy_linkguard/pipeline/linkguard.py) -----------------------
-@Language.factory(
-    "linkguard",
-    default_config={
-        "index": None,
-        "k": 2,
-        "max_arity": 3,
-        "max_n": 8,
-        "placeholder": "[REDACTED]",
-        "spans_key": "linkguard",
-    },
-    assigns=[
-        "doc.spans",
-        "doc._.linkguard_safe",
-        "doc._.linkguard_report",
-        "span._.linkguard_df",
-        "span._.linkguard_linked_ids",
-        "span._.linkguard_n_broken",
-        "span._.linkguard_examples",
-    ],
-)
-def make_linkguard(
-    nlp: Language,
-    name: str,
-    index: Optional[str],
-    k: int,
-    max_arity: int,
-    max_n: int,
-    placeholder: str,
-    spans_key: str,
-):
-    """Exact linkage detection against an N-gram index (see pipeline/linkguard.py)."""
-    from .linkguard import Linkguard
-
-    return Linkguard(
-        nlp, name, index=index, k=k, max_arity=max_arity, max_n=max_n, placeholder=placeholder, spans_key=spans_key
-    )
-
-
 # --- linkguard_deid (spacy_linkguard/pipeline/deid.py) -----------------------
 @Language.factory(
     "linkguard_deid",
@@ -97,4 +58,108 @@ def make_linkguard_deid(
         model=model,
         language=language,
         spans_key=spans_key,
+    )
+
+
+# --- linkguard (spacy_linkguard/pipeline/linkguard.py) -----------------------
+@Language.factory(
+    "linkguard",
+    default_config={
+        "index": None,
+        "k": 2,
+        "max_arity": 3,
+        "max_n": 8,
+        "placeholder": "[REDACTED]",
+        "spans_key": "linkguard",
+    },
+    assigns=[
+        "doc.spans",
+        "doc._.linkguard_safe",
+        "doc._.linkguard_report",
+        "span._.linkguard_df",
+        "span._.linkguard_linked_ids",
+        "span._.linkguard_n_broken",
+        "span._.linkguard_examples",
+    ],
+)
+def make_linkguard(
+    nlp: Language,
+    name: str,
+    index: Optional[str],
+    k: int,
+    max_arity: int,
+    max_n: int,
+    placeholder: str,
+    spans_key: str,
+):
+    """Exact linkage detection against an N-gram index (see pipeline/linkguard.py)."""
+    from .linkguard import Linkguard
+
+    return Linkguard(
+        nlp, name, index=index, k=k, max_arity=max_arity, max_n=max_n, placeholder=placeholder, spans_key=spans_key
+    )
+
+
+# --- linkguard_rewrite (spacy_linkguard/pipeline/rewrite.py) -----------------
+DEFAULT_REWRITE_TASK = {"@llm_tasks": "linkguard.Rewrite.v1"}
+DEFAULT_REWRITE_MODEL = {
+    "@llm_models": "linkguard.HF.v1",
+    "name": "Qwen/Qwen3-4B-Instruct-2507",
+    "device": "cuda",
+    "dtype": "bfloat16",
+    "temperature": 1.2,
+}
+
+
+@Language.factory(
+    "linkguard_rewrite",
+    default_config={
+        "task": DEFAULT_REWRITE_TASK,
+        "model": DEFAULT_REWRITE_MODEL,
+        "index": None,
+        "k": 2,
+        "max_arity": 3,
+        "max_passes": 5,
+        "guarantee": True,
+        "max_retries": 2,
+        "detector_component": "linkguard",
+        "batch_size": 8,
+    },
+    assigns=[
+        "doc._.linkguard_text",
+        "doc._.linkguard_passes",
+        "doc._.linkguard_forced_redactions",
+        "doc._.linkguard_rewrite_safe",
+    ],
+)
+def make_linkguard_rewrite(
+    nlp: Language,
+    name: str,
+    task: Any,
+    model: Any,
+    index: Optional[str],
+    k: int,
+    max_arity: int,
+    max_passes: int,
+    guarantee: bool,
+    max_retries: int,
+    detector_component: str,
+    batch_size: int,
+):
+    """LLM rewriting until safe, with guarantee mode (see pipeline/rewrite.py)."""
+    from .rewrite import LinkguardRewrite
+
+    return LinkguardRewrite(
+        nlp,
+        name,
+        task=task,
+        model=model,
+        index=index,
+        k=k,
+        max_arity=max_arity,
+        max_passes=max_passes,
+        guarantee=guarantee,
+        max_retries=max_retries,
+        detector_component=detector_component,
+        batch_size=batch_size,
     )

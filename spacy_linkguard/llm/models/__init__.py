@@ -1,0 +1,1 @@
+"""LLM backends of spacy-linkguard (`linkguard.HF.v1`)."""

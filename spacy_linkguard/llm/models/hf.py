@@ -1,0 +1,267 @@
+"""`HFChatModel`: any Hugging Face causal LM, prompted through its chat template.
+
+spacy-llm's own HF models accept fixed lists of model names, use no chat
+templates and send one prompt at a time; this one takes any local model
+folder, hub id (from the local cache only) or GGUF file, sorts prompts by
+length and generates in left-padded batches. Weights are loaded on first use;
+whether they exist is checked at construction, so a missing model fails fast
+with a coded error instead of hanging on a download.
+"""
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence
+
+from ...errors import Errors, LinkguardError
+from ..local_models import cached_gguf_dir, convert_gguf, is_converted, offline_env
+
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+# End-of-turn tokens of common chat templates, added to the stop ids when present.
+END_OF_TURN_TOKENS = ("<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|endoftext|>", "<|end|>")
+
+
+@dataclass
+class Generation:
+    """One completion: its text and token counts."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float = 0.0
+
+
+class HFChatModel:
+    """Batched chat generation with a transformers causal LM.
+
+    name (str): A local folder, a hub id present in the local HF cache, or,
+        with `gguf_file`, the folder holding that GGUF file.
+    device (str): "cpu", "cuda", "cuda:N" or "auto" (cuda when available).
+    dtype (str): One of DTYPES.
+    temperature (float): Sampling temperature; 0 = greedy.
+    top_p (float): Nucleus sampling mass.
+    max_new_tokens (int): Completion length limit.
+    batch_size (int): Prompts per `generate` call.
+    seed (int): Seed of the first call (call i uses seed + i: retries differ,
+        runs repeat).
+    gguf_file (Optional[str]): A GGUF file in `name`; converted once to
+        `<name>/<stem>-hf` and loaded from there afterwards.
+    local_files_only (bool): Never download (sets HF_HUB_OFFLINE).
+    system_prompt (Optional[str]): A system message before each prompt.
+    use_chat_template (bool): False sends the raw prompt text.
+    chat_template_kwargs (Dict): Extra arguments of `apply_chat_template`.
+    stop_strings (List[str]): Extra strings that end a completion.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        device: str = "auto",
+        dtype: str = "auto",
+        temperature: float = 1.2,
+        top_p: float = 1.0,
+        max_new_tokens: int = 512,
+        batch_size: int = 8,
+        seed: int = 0,
+        gguf_file: Optional[str] = None,
+        local_files_only: bool = True,
+        system_prompt: Optional[str] = None,
+        use_chat_template: bool = True,
+        chat_template_kwargs: Optional[Dict[str, Any]] = None,
+        stop_strings: Optional[List[str]] = None,
+        trust_remote_code: bool = False,
+    ):
+        if dtype not in DTYPES:
+            raise LinkguardError(Errors.E201.format(value=dtype, name=name, options=", ".join(DTYPES)))
+        for arg, value, ok in (
+            ("max_new_tokens", max_new_tokens, isinstance(max_new_tokens, int) and max_new_tokens >= 1),
+            ("batch_size", batch_size, isinstance(batch_size, int) and batch_size >= 1),
+            ("temperature", temperature, temperature >= 0),
+        ):
+            if not ok:
+                raise LinkguardError(Errors.E207.format(name=arg, expected="a positive number", value=value))
+        self.name = name
+        self.device_name = device
+        self.dtype_name = dtype
+        self.temperature = float(temperature)
+        self.top_p = float(top_p)
+        self.max_new_tokens = max_new_tokens
+        self.batch_size = batch_size
+        self.seed = seed
+        self.gguf_file = gguf_file
+        self.local_files_only = local_files_only
+        self.system_prompt = system_prompt
+        self.use_chat_template = use_chat_template
+        self.chat_template_kwargs = dict(chat_template_kwargs or {})
+        self.stop_strings = list(stop_strings or [])
+        self.trust_remote_code = trust_remote_code
+        self.n_calls = 0
+        self._model = None
+        self._tokenizer = None
+        if local_files_only:
+            offline_env()
+        self._source = self._resolve_source()
+        self._device = self._resolve_device(device)
+
+    # --- spacy-llm's model protocol ------------------------------------------
+    def __call__(self, prompts: Iterable[Iterable[str]]) -> Iterable[List[str]]:
+        """Replies per document to prompts per document, batched across documents.
+
+        An empty prompt gets an empty reply without running the model.
+        """
+        nested = [list(p) for p in prompts]
+        flat = [p for ps in nested for p in ps]
+        replies = iter(g.text for g in self.generate(flat))
+        return [[next(replies) for _ in ps] for ps in nested]
+
+    # --- generation ----------------------------------------------------------
+    def generate(self, prompts: Sequence[str]) -> List[Generation]:
+        """Complete every prompt; RETURNS one Generation per prompt, in order.
+
+        Prompts are sorted by token length (longest first, so memory problems
+        show up at once) and run in left-padded batches of `batch_size`.
+        """
+        out: List[Optional[Generation]] = [None] * len(prompts)
+        todo = [i for i, p in enumerate(prompts) if p.strip()]
+        for i in set(range(len(prompts))) - set(todo):
+            out[i] = Generation("", 0, 0)
+        if todo:
+            chats = {i: self.format_prompt(prompts[i]) for i in todo}
+            lengths = {i: len(self.tokenizer(chats[i], add_special_tokens=False)["input_ids"]) for i in todo}
+            todo.sort(key=lambda i: -lengths[i])
+            for b in range(0, len(todo), self.batch_size):
+                batch = todo[b : b + self.batch_size]
+                for i, gen in zip(batch, self._generate_batch([chats[i] for i in batch])):
+                    out[i] = gen
+        return out  # type: ignore[return-value]
+
+    def format_prompt(self, prompt: str) -> str:
+        """The prompt as the model sees it (chat template applied).
+
+        RAISES: LinkguardError E203 when the tokenizer has no chat template.
+        """
+        if not self.use_chat_template:
+            return prompt
+        tok = self.tokenizer
+        if not getattr(tok, "chat_template", None):
+            raise LinkguardError(Errors.E203.format(name=self.name))
+        messages = [{"role": "user", "content": prompt}]
+        if self.system_prompt:
+            messages.insert(0, {"role": "system", "content": self.system_prompt})
+        return tok.apply_chat_template(
+            messages, tokenize=False, add_generation_prompt=True, **self.chat_template_kwargs
+        )
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def _generate_batch(self, texts: List[str]) -> List[Generation]:
+        import torch
+
+        tok, model = self.tokenizer, self.model
+        start = time.perf_counter()
+        enc = tok(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self._device)
+        torch.manual_seed(self.seed + self.n_calls)
+        self.n_calls += 1
+        kwargs: Dict[str, Any] = dict(
+            max_new_tokens=self.max_new_tokens,
+            pad_token_id=tok.pad_token_id,
+            eos_token_id=self._stop_ids,
+        )
+        if self.temperature > 0:
+            kwargs.update(do_sample=True, temperature=self.temperature, top_p=self.top_p, top_k=0)
+        else:
+            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        if self.stop_strings:
+            kwargs.update(stop_strings=self.stop_strings, tokenizer=tok)
+        with torch.inference_mode():
+            seqs = model.generate(**enc, **kwargs)
+        new = seqs[:, enc["input_ids"].shape[1] :].tolist()
+        prompt_lens = enc["attention_mask"].sum(dim=1).tolist()
+        seconds = (time.perf_counter() - start) / len(texts)
+        gens = []
+        stop = set(self._stop_ids)
+        for ids, n_prompt in zip(new, prompt_lens):
+            n = next((j + 1 for j, t in enumerate(ids) if t in stop), len(ids))
+            text = tok.decode(ids[:n], skip_special_tokens=True)
+            gens.append(Generation(text, int(n_prompt), n, seconds))
+        return gens
+
+    # --- loading ---------------------------------------------------------------
+    @property
+    def tokenizer(self):
+        if self._tokenizer is None:
+            self._load()
+        return self._tokenizer
+
+    @property
+    def model(self):
+        if self._model is None:
+            self._load()
+        return self._model
+
+    def _load(self) -> None:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        source = self._source
+        if self.gguf_file and not is_converted(source):
+            convert_gguf(Path(self.name) / self.gguf_file, source)
+        dtype = "auto" if self.dtype_name == "auto" else getattr(torch, self.dtype_name)
+        common = dict(local_files_only=self.local_files_only, trust_remote_code=self.trust_remote_code)
+        try:
+            tok = AutoTokenizer.from_pretrained(str(source), **common)
+            model = AutoModelForCausalLM.from_pretrained(str(source), dtype=dtype, **common)
+        except (OSError, ValueError) as e:
+            raise LinkguardError(Errors.E200.format(name=self.name, detail=f"{type(e).__name__}: {e}")) from None
+        tok.padding_side = "left"  # generation continues at the right edge
+        if tok.pad_token_id is None:
+            tok.pad_token = tok.eos_token
+        model.to(self._device)
+        model.eval()
+        stop = {model.generation_config.eos_token_id, tok.eos_token_id}
+        stop = {t for s in stop for t in (s if isinstance(s, list) else [s]) if t is not None}
+        vocab = tok.get_vocab()
+        stop.update(vocab[t] for t in END_OF_TURN_TOKENS if t in vocab)
+        self._stop_ids = sorted(stop)
+        self._tokenizer, self._model = tok, model
+
+    def _resolve_source(self) -> Path:
+        """Where the weights are; RAISES LinkguardError E200 when they are nowhere local."""
+        if self.gguf_file:
+            gguf = Path(self.name) / self.gguf_file
+            cache = cached_gguf_dir(gguf)
+            if is_converted(cache) or gguf.is_file():
+                return cache
+            raise LinkguardError(Errors.E200.format(name=self.name, detail=f"no GGUF file {gguf}"))
+        path = Path(self.name)
+        if path.exists():
+            if not (path / "config.json").is_file():
+                raise LinkguardError(Errors.E200.format(name=self.name, detail=f"{path} has no config.json"))
+            return path
+        if self.local_files_only and not _in_hf_cache(self.name):
+            raise LinkguardError(
+                Errors.E200.format(
+                    name=self.name,
+                    detail="it is neither a local folder nor in the Hugging Face cache",
+                )
+            )
+        return Path(self.name)
+
+    def _resolve_device(self, device: str):
+        import torch
+
+        if device == "auto":
+            return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        if device.startswith("cuda") and not torch.cuda.is_available():
+            raise LinkguardError(Errors.E202.format(value=device, name=self.name, detail="CUDA is not available"))
+        return torch.device(device)
+
+
+def _in_hf_cache(repo_id: str) -> bool:
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:  # pragma: no cover - transformers depends on it
+        return False
+    found = try_to_load_from_cache(repo_id, "config.json")
+    return isinstance(found, str)

@@ -1,0 +1,66 @@
+"""Registration of `linkguard.Rewrite.v1` (entry point group `thinc_llm_tasks`)."""
+from typing import Optional, Type
+
+from spacy_llm.registry import registry
+from spacy_llm.ty import ExamplesConfigType, TaskResponseParser
+
+from ....ngrams import DEFAULT_PLACEHOLDER
+from ...chunking import ChunkSettings
+from ...guards import GuardSettings
+from .parser import parse_responses_v1
+from .task import DEFAULT_TEMPLATE_PATH, RewriteTask, read_template
+from .util import DEFAULT_EXAMPLES_PATH, RewriteExample, read_examples, validate_examples
+
+
+@registry.llm_tasks("linkguard.Rewrite.v1")
+def make_rewrite_task(
+    template: Optional[str] = None,
+    examples: ExamplesConfigType = None,
+    parse_responses: Optional[TaskResponseParser] = None,
+    prompt_example_type: Optional[Type[RewriteExample]] = None,
+    placeholder: str = DEFAULT_PLACEHOLDER,
+    field: str = "linkguard_text",
+    spans_key: str = "linkguard",
+    sentences_per_chunk: int = 3,
+    max_chunk_chars: int = 1200,
+    min_length_ratio: float = 0.6,
+    max_length_ratio: float = 1.6,
+    min_similarity: float = 0.5,
+    max_added_words: int = 12,
+) -> RewriteTask:
+    """linkguard.Rewrite.v1: rephrase flagged spans, a chunk of sentences at a time.
+
+    template (Optional[str]): Jinja prompt template text; None: the bundled
+        `templates/rewrite.v1.jinja` (override with `spacy.FileReader.v1`).
+    examples (ExamplesConfigType): Few-shot examples (`spacy.FewShotReader.v1`
+        or a list of dicts); None: the bundled `examples/rewrite.v1.yml`; []: zero-shot.
+    parse_responses: Reply parser; None: `parse_responses_v1`.
+    prompt_example_type: Pydantic model of an example; None: `RewriteExample`.
+    placeholder (str): What unrephrasable spans become (the index's placeholder).
+    field (str): Doc extension for the released text (spacy-llm's `llm` component).
+    spans_key (str): `doc.spans` key of the flagged spans (spacy-llm's `llm` component).
+    sentences_per_chunk, max_chunk_chars (int): Chunk sizes.
+    min_length_ratio, max_length_ratio, min_similarity, max_added_words: Reply guards.
+    RETURNS (RewriteTask).
+    RAISES: LinkguardError E204 (invalid example), E206 (missing file), E207 (bad size).
+    """
+    example_type = prompt_example_type or RewriteExample
+    raw = examples() if callable(examples) else examples
+    if raw is None:
+        raw = read_examples(DEFAULT_EXAMPLES_PATH)
+    return RewriteTask(
+        template=template if template is not None else read_template(DEFAULT_TEMPLATE_PATH),
+        prompt_examples=validate_examples(raw, example_type),
+        prompt_example_type=example_type,
+        parse_responses=parse_responses or parse_responses_v1,
+        placeholder=placeholder,
+        field=field,
+        spans_key=spans_key,
+        chunking=ChunkSettings(sentences_per_chunk=sentences_per_chunk, max_chunk_chars=max_chunk_chars),
+        guards=GuardSettings(
+            min_length_ratio=min_length_ratio,
+            max_length_ratio=max_length_ratio,
+            min_similarity=min_similarity,
+            max_added_words=max_added_words,
+        ),
+    )

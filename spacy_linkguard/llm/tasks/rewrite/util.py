@@ -1,0 +1,89 @@
+"""Few-shot examples of the rewrite task: a pydantic model and the bundled file."""
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional
+
+from pydantic import ValidationError, field_validator, model_validator
+from spacy.training import Example
+from spacy_llm.ty import FewshotExample
+
+from ....errors import Errors, LinkguardError
+
+EXAMPLES_DIR = Path(__file__).parent.parent / "examples"
+DEFAULT_EXAMPLES_PATH = EXAMPLES_DIR / "rewrite.v1.yml"
+# The bundled examples write this placeholder; the task puts its own in its place.
+EXAMPLES_PLACEHOLDER = "[REDACTED]"
+
+
+class RewriteExample(FewshotExample):
+    """One few-shot example: a passage, its spans, a short reasoning and the edit.
+
+    Validation: at least one span; every span occurs in `text`; no span occurs
+    in `rewritten` any more (both case-insensitively) -- an example that breaks
+    its own rule would teach the model to break it.
+    """
+
+    text: str
+    spans: List[str]
+    reasoning: str
+    rewritten: str
+
+    @field_validator("text", "reasoning", "rewritten")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
+
+    @model_validator(mode="after")
+    def _spans_replaced(self) -> "RewriteExample":
+        if not self.spans:
+            raise ValueError("`spans` is empty")
+        for span in self.spans:
+            if span.casefold() not in self.text.casefold():
+                raise ValueError(f"span {span!r} does not occur in text")
+            if span.casefold() in self.rewritten.casefold():
+                raise ValueError(f"span {span!r} still occurs in rewritten")
+        return self
+
+    @classmethod
+    def generate(cls, example: Example, task: Any) -> Optional["RewriteExample"]:
+        """A few-shot example from a spaCy Example whose reference Doc carries
+        spans (in `task.spans_key`) and a released text (in `task.field`)."""
+        ref = example.reference
+        rewritten = getattr(ref._, task.field, None) if ref.has_extension(task.field) else None
+        spans = [s.text for s in ref.spans.get(task.spans_key, [])]
+        if not rewritten or not spans:
+            return None
+        try:
+            return cls(text=ref.text, spans=spans, reasoning="", rewritten=rewritten)
+        except ValidationError:
+            return None
+
+
+def validate_examples(raw: Iterable[Dict[str, Any]], example_type=RewriteExample) -> List[RewriteExample]:
+    """Validate raw example dicts (from a yml/json/jsonl file or the config).
+
+    RETURNS (List[RewriteExample]): The examples in order.
+    RAISES: LinkguardError E204 naming the first invalid example and why.
+    """
+    out = []
+    for n, eg in enumerate(raw, start=1):
+        try:
+            out.append(eg if isinstance(eg, example_type) else example_type(**eg))
+        except (ValidationError, TypeError) as e:
+            detail = e.errors()[0]["msg"] if isinstance(e, ValidationError) else str(e)
+            raise LinkguardError(Errors.E204.format(n=n, detail=detail)) from None
+    return out
+
+
+def read_examples(path=DEFAULT_EXAMPLES_PATH) -> List[Dict[str, Any]]:
+    """Read raw examples from a .yml/.yaml/.json/.jsonl file.
+
+    RAISES: LinkguardError E206 when the file does not exist.
+    """
+    from spacy_llm.registry import fewshot_reader
+
+    path = Path(path)
+    if not path.is_file():
+        raise LinkguardError(Errors.E206.format(kind="few-shot examples", path=path))
+    return list(fewshot_reader(path)())

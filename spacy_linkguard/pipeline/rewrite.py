@@ -1,0 +1,198 @@
+"""The `linkguard_rewrite` component: the released text of each Doc.
+
+A component cannot change `doc.text`, so it writes:
+- `doc._.linkguard_text`: the released text (safe with `guarantee`);
+- `doc._.linkguard_passes`: one dict per LLM pass (spans sent and removed,
+  chunks, LLM calls, prompt and completion tokens, seconds);
+- `doc._.linkguard_forced_redactions`: spans guarantee mode had to redact;
+- `doc._.linkguard_rewrite_safe`: whether the released text is safe.
+
+It detects on `doc.text` itself (through its own `Detector`, or the one of a
+`linkguard` component earlier in the pipeline), so it does not need
+`doc.spans`. `pipe` batches documents: all their chunks go to the model
+together. Registration: `factories.py`.
+"""
+import json
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
+
+from spacy.language import Language
+from spacy.tokens import Doc
+from spacy.util import minibatch
+
+from ..errors import Errors, LinkguardError
+
+DOC_EXTENSIONS = {
+    "linkguard_text": None,
+    "linkguard_passes": None,
+    "linkguard_forced_redactions": None,
+    "linkguard_rewrite_safe": None,
+}
+CFG_FILE = "cfg.json"
+
+
+def install_extensions() -> None:
+    """Register the Doc extensions once (safe to call repeatedly)."""
+    for name, default in DOC_EXTENSIONS.items():
+        if not Doc.has_extension(name):
+            Doc.set_extension(name, default=default)
+
+
+class LinkguardRewrite:
+    """Rewrite each Doc until no span links it to the indexed collection.
+
+    nlp (Language), name (str): The pipeline and the component name.
+    task: A `linkguard.Rewrite.v1` task.
+    model: A `linkguard.HF.v1` model (or any model the loop accepts).
+    index (Optional[str]): Folder of an `NgramIndex`; None: take the detector
+        of `detector_component`, or give one in `initialize` / `set_detector`.
+    k, max_arity (int): Detection settings for an index given here.
+    max_passes, guarantee, max_retries: See `RewriteLoop`.
+    detector_component (str): Pipe whose `detector` is reused when no index is given.
+    batch_size (int): Documents rewritten together by `pipe`.
+    """
+
+    def __init__(
+        self,
+        nlp: Language,
+        name: str = "linkguard_rewrite",
+        *,
+        task: Any,
+        model: Any,
+        index: Optional[str] = None,
+        k: int = 2,
+        max_arity: int = 3,
+        max_passes: int = 5,
+        guarantee: bool = True,
+        max_retries: int = 2,
+        detector_component: str = "linkguard",
+        batch_size: int = 8,
+    ) -> None:
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise LinkguardError(Errors.E207.format(name="batch_size", expected="an integer >= 1", value=batch_size))
+        self.nlp = nlp
+        self.name = name
+        self.task = task
+        self.model = model
+        self.cfg: Dict[str, Any] = {
+            "index": str(index) if index else None,
+            "k": k,
+            "max_arity": max_arity,
+            "max_passes": max_passes,
+            "guarantee": guarantee,
+            "max_retries": max_retries,
+            "detector_component": detector_component,
+            "batch_size": batch_size,
+        }
+        self._detector: Any = None
+        self._loop: Any = None
+        install_extensions()
+
+    # --- detector -------------------------------------------------------------
+    def set_detector(self, detector: Any) -> None:
+        """Use `detector` (anything with `detect(text)` and `settings`)."""
+        self._detector = detector
+        self._loop = None
+
+    @property
+    def detector(self) -> Any:
+        """The detector: set, built from `index`, or borrowed from `detector_component`.
+
+        RAISES: LinkguardError E209 when there is none.
+        """
+        if self._detector is None:
+            if self.cfg["index"]:
+                from ..detect import Detector
+                from .linkguard import open_index
+
+                index = open_index(self.cfg["index"])
+                self._detector = Detector(index, k=self.cfg["k"], max_arity=self.cfg["max_arity"])
+            elif self.cfg["detector_component"] in self.nlp.pipe_names:
+                self._detector = self.nlp.get_pipe(self.cfg["detector_component"]).detector
+            else:
+                raise LinkguardError(Errors.E209)
+        return self._detector
+
+    @property
+    def loop(self) -> Any:
+        """The `RewriteLoop` (built on first use)."""
+        if self._loop is None:
+            from ..rewrite import RewriteLoop
+
+            self._loop = RewriteLoop(
+                self.detector,
+                self.task,
+                self.model,
+                max_passes=self.cfg["max_passes"],
+                guarantee=self.cfg["guarantee"],
+                max_retries=self.cfg["max_retries"],
+            )
+        return self._loop
+
+    def initialize(
+        self, get_examples: Optional[Callable[[], Iterable[Any]]] = None, *, nlp: Optional[Language] = None,
+        index: Optional[str] = None,
+    ) -> None:
+        """Data arrives here: `index` (a folder) replaces the configured one."""
+        if index:
+            self.cfg["index"] = str(index)
+            self._detector = None
+            self._loop = None
+
+    # --- processing -----------------------------------------------------------
+    def __call__(self, doc: Doc) -> Doc:
+        return next(iter(self.pipe([doc], batch_size=1)))
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: Optional[int] = None) -> Iterator[Doc]:
+        for docs in minibatch(stream, size=batch_size or self.cfg["batch_size"]):
+            results = self.loop.run([d.text for d in docs])
+            for doc, res in zip(docs, results):
+                set_annotations(doc, res)
+                yield doc
+
+    # --- serialization (settings only: the index and the model stay where they are)
+    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
+        return json.dumps(self.cfg).encode("utf-8")
+
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "LinkguardRewrite":
+        self._load_cfg(json.loads(bytes_data.decode("utf-8")))
+        return self
+
+    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        if CFG_FILE not in exclude:
+            (path / CFG_FILE).write_text(json.dumps(self.cfg, indent=2) + "\n", encoding="utf-8")
+
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "LinkguardRewrite":
+        cfg_path = Path(path) / CFG_FILE
+        if CFG_FILE not in exclude and cfg_path.is_file():
+            self._load_cfg(json.loads(cfg_path.read_text(encoding="utf-8")))
+        return self
+
+    def _load_cfg(self, cfg: Dict[str, Any]) -> None:
+        self.cfg.update({k: v for k, v in cfg.items() if k in self.cfg})
+        self._detector = None
+        self._loop = None
+
+
+def set_annotations(doc: Doc, result: Any) -> None:
+    """Write one `RewriteResult` to the Doc's extensions."""
+    doc._.linkguard_text = result.text
+    doc._.linkguard_passes = [p.to_dict() for p in result.passes]
+    doc._.linkguard_forced_redactions = result.forced_redactions
+    doc._.linkguard_rewrite_safe = result.safe
+
+
+def result_record(doc_id: str, doc: Doc) -> Dict[str, Any]:
+    """The CLI's output line for one Doc."""
+    return {
+        "id": doc_id,
+        "text": doc._.linkguard_text,
+        "safe": doc._.linkguard_rewrite_safe,
+        "passes": doc._.linkguard_passes,
+        "forced_redactions": doc._.linkguard_forced_redactions,
+    }
+
+
+__all__: List[str] = ["LinkguardRewrite", "install_extensions", "result_record", "set_annotations"]

@@ -1,0 +1,66 @@
+"""What the rewrite loop reports: one record per pass and one result per document."""
+from dataclasses import asdict, dataclass, field
+from typing import Any, Dict, List
+
+
+@dataclass
+class PassRecord:
+    """One detect -> rewrite pass over one document.
+
+    spans_sent: flagged spans in the chunks sent to the model.
+    spans_removed: of those, how many no longer occur in the edited chunk
+        (case-folded, token-wise).
+    chunks_total / chunks_sent: chunks of the document / chunks with spans.
+    chunks_accepted: sent chunks whose edit passed the guards.
+    llm_calls: replies requested (retries included).
+    rejected: rejected replies by reason (see `spacy_linkguard.llm.guards`).
+    prompt_tokens / completion_tokens: summed over the calls.
+    chunk_tokens: (prompt tokens, completion tokens) of each call.
+    seconds: wall time of the pass for this document (its share of batched calls).
+    """
+
+    index: int
+    spans_sent: int = 0
+    spans_removed: int = 0
+    chunks_total: int = 0
+    chunks_sent: int = 0
+    chunks_accepted: int = 0
+    llm_calls: int = 0
+    rejected: Dict[str, int] = field(default_factory=dict)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    chunk_tokens: List[List[int]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> Dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class RewriteResult:
+    """The released text of one document and how it was reached.
+
+    text: the released text.
+    safe: whether `text` is safe (always True with guarantee mode).
+    passes: one PassRecord per LLM pass.
+    forced_redactions: spans replaced by the placeholder in guarantee mode.
+    redaction_rounds: redact -> re-detect rounds that guarantee mode needed.
+    seconds: total wall time for this document.
+    """
+
+    text: str
+    safe: bool
+    passes: List[PassRecord] = field(default_factory=list)
+    forced_redactions: int = 0
+    redaction_rounds: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "text": self.text,
+            "safe": self.safe,
+            "passes": [p.to_dict() for p in self.passes],
+            "forced_redactions": self.forced_redactions,
+            "redaction_rounds": self.redaction_rounds,
+            "seconds": round(self.seconds, 3),
+        }

@@ -1,0 +1,91 @@
+"""A canned-reply model for the loop's logic tests (no real LLM).
+
+Registered for spacy-llm as `linkguard_test.Canned.v1` when imported, the way
+spacy-llm's own tests register a fake model. It reads the chunk and spans from
+the prompt's last `Input:` JSON object and answers by a fixed rule, so every
+behaviour of a real model that the loop must survive can be produced on demand.
+These replies are canned; they say nothing about a real model's quality.
+"""
+import json
+import re
+from typing import Dict, Iterable, List, Sequence
+
+from spacy_llm.registry import registry
+
+from spacy_linkguard.llm.models.hf import Generation
+
+INJECTED = "PWNED. The applicant was acquitted of all charges and released."
+
+
+def chunk_of(prompt: str):
+    """The (text, spans) the prompt asks to edit."""
+    line = [ln for ln in prompt.splitlines() if ln.startswith("Input: ")][-1]
+    obj = json.loads(line[len("Input: ") :])
+    return obj["text"], obj["spans"]
+
+
+def reword(text: str, spans: Sequence[str]) -> str:
+    """A small edit per span: its last word gets a suffix that makes a token
+    no document has (df = 0), wherever the span still occurs verbatim."""
+    for span in sorted(spans, key=len, reverse=True):
+        words = span.split()
+        new = " ".join(words[:-1] + [words[-1] + "q"])
+        text = re.sub(r"(?<!\w)" + re.escape(span) + r"(?!\w)", new, text, flags=re.IGNORECASE)
+    return text
+
+
+def answer(text: str) -> str:
+    return "I replace each span with a reworded phrase.\n" + json.dumps({"text": text})
+
+
+class CannedModel:
+    """behaviour: good | fenced | malformed_then_good | partial | drop |
+    obey_injection | echo | unchanged."""
+
+    def __init__(self, behaviour: str = "good"):
+        self.behaviour = behaviour
+        self.seen: Dict[str, int] = {}
+        self.prompts: List[str] = []
+
+    def reply(self, prompt: str) -> str:
+        text, spans = chunk_of(prompt)
+        attempt = self.seen.get(prompt, 0)
+        self.seen[prompt] = attempt + 1
+        b = self.behaviour
+        if b == "good":
+            return answer(reword(text, spans))
+        if b == "fenced":
+            return "Reasoning: easy.\n```json\n" + json.dumps({"text": reword(text, spans)}) + "\n```\nDone!"
+        if b == "malformed_then_good":
+            return '{"text": "' + text[:20] if attempt == 0 else answer(reword(text, spans))
+        if b == "partial":
+            return answer(reword(text, spans[:1]))
+        if b == "drop":
+            words = reword(text, spans).split()
+            return answer(" ".join(words[: len(words) // 3]))
+        if b == "obey_injection":
+            return answer(INJECTED)
+        if b == "echo":
+            rule = next(ln for ln in prompt.splitlines() if ln.startswith("1."))
+            return answer(reword(text, spans) + " " + " ".join(rule.split()[1:9]))
+        if b == "unchanged":
+            return answer(text)
+        raise ValueError(b)
+
+    def generate(self, prompts: Sequence[str]) -> List[Generation]:
+        self.prompts.extend(prompts)
+        out = []
+        for p in prompts:
+            r = self.reply(p)
+            out.append(Generation(r, len(p.split()), len(r.split())))
+        return out
+
+    def __call__(self, prompts: Iterable[Iterable[str]]) -> Iterable[List[str]]:
+        return [[self.reply(p) if p else "" for p in ps] for ps in prompts]
+
+
+if "linkguard_test.Canned.v1" not in registry.llm_models.get_all():
+
+    @registry.llm_models("linkguard_test.Canned.v1")
+    def make_canned(behaviour: str = "good") -> CannedModel:
+        return CannedModel(behaviour)
