@@ -36,6 +36,9 @@ POSITIVE = [
     ("OCCUPATION", "she is a lawyer practising in", "lawyer"),
     ("PHONE_NUMBER", "call him on telephone +44 20 7946 0958 today", "+44 20 7946 0958"),
     ("EMAIL_ADDRESS", "write to jan.kowalski@example.pl now", "jan.kowalski@example.pl"),
+    ("ORGANIZATION", "brought an action before the Söke Labour Court, which", "Söke Labour Court"),
+    ("ORGANIZATION", "the Mersin Civil Court of First-instance held", "Mersin Civil Court of First-instance"),
+    ("CASE_NUMBER", "under file number reference AB-1234 the", "AB-1234"),
 ]
 
 NEGATIVE = [
@@ -53,6 +56,9 @@ NEGATIVE = [
     ("NRP", "the national authorities decided"),
     ("OCCUPATION", "the Lawyers' Association building"),
     ("PHONE_NUMBER", "application no. 36110/97 and 12 March 1998"),
+    ("PHONE_NUMBER", "the figures 20 7946 0958 without any context"),
+    ("ORGANIZATION", "the court of appeal dismissed the appeal"),
+    ("CASE_NUMBER", "the KGB-1234 letters without any context"),
 ]
 
 
