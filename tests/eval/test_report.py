@@ -1,0 +1,106 @@
+"""The report: table layout from a results dict, Markdown and HTML (HTML checked in headless Chromium)."""
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from spacy_linkguard.eval.report import build_tables, load_reference, render_report, table_labels
+from spacy_linkguard.eval.systems import SYSTEMS
+
+
+def make_results(dataset="echr"):
+    rows = []
+    for i, s in enumerate(SYSTEMS):
+        rows.append({
+            "key": s.key, "label": s.label, "paper_key": s.paper_key, "model": f"model-{s.key}",
+            "file": "none.jsonl", "n_docs": 2,
+            "linkable_prop_a1": 0.1 * i, "linkable_prop_a3": 0.05 * i,
+            "linkage_rate_a1": 0.5, "linkage_rate_a3": 1.0,
+            "similarity": {"all-MiniLM-L6-v2": 0.9, "paraphrase-distilroberta-base-v2": None},
+            "perplexity": 20.0 + i, "edit_volume": 0.01 * i, "llm_calls": 3.0, "prompt_tokens": 100.0,
+            "completion_tokens": 50.0, "passes": 2.0, "forced_redactions": 0.0, "seconds_per_doc": 1.25,
+        })
+    return {
+        "dataset": dataset, "version": "0", "created": "now", "n_docs": 2,
+        "similarity_models": [{"name": "all-MiniLM-L6-v2", "available": True},
+                              {"name": "paraphrase-distilroberta-base-v2", "available": False, "reason": "not installed"}],
+        "perplexity_model": {"name": "gemma3-270m", "file": "models/gemma"},
+        "index": {"n_docs": 4},
+        "settings": {"k": 2, "queries": "q.jsonl", "collection": "c.jsonl", "llm_config": "configs/rewrite_cpu.cfg"},
+        "systems": rows, "per_doc": {},
+    }
+
+
+def test_tables_have_every_row_and_the_papers_numbers_beside_ours():
+    t = build_tables(make_results(), load_reference())
+    labels = [r[0]["ours"] for r in t["quality"]]
+    assert labels == [s.label for s in SYSTEMS]
+    header = t["quality_header"]
+    row = dict(zip(header, t["quality"][SYSTEMS.index(next(s for s in SYSTEMS if s.key == "llm_a1"))]))
+    assert row["linkable prop. arity 1"] == {"ours": "0.300", "paper": "0.001"}
+    assert row["linkable prop. arity <= 3"] == {"ours": "0.150", "paper": "0.432"}
+    assert row["similarity paraphrase-distilroberta-base-v2"] == {"ours": "unavailable", "paper": "0.987"}
+    assert row["similarity gte-modernbert-base"]["paper"] == "0.978"
+    assert row["seconds / doc"] == {"ours": "1.2", "paper": "15.5"}
+    assert row["model"]["ours"] == "model-llm_a1"
+    wordnet = dict(zip(header, t["quality"][2]))
+    assert wordnet["linkable prop. arity 1"]["paper"] is None  # the paper has no such row
+
+
+def test_missing_rows_are_shown_as_not_run():
+    res = make_results()
+    res["systems"] = res["systems"][:2]
+    t = build_tables(res, load_reference())
+    assert len(t["quality"]) == len(SYSTEMS)
+    assert t["quality"][3][1]["ours"] == "not run"
+    assert t["quality"][3][2]["ours"] == "\u2013"
+
+
+def test_markdown_report(tmp_path):
+    pages = render_report(make_results(), load_reference(), figures={"figure2": "figure2.png", "figure3": None},
+                          doc_links={"LLM rewrite, spans of arity 1": [{"id": "d1", "href": "docs/llm_a1/d1.html", "n_spans": "0"}]})
+    md = pages["md"]
+    labels = table_labels(md)
+    for s in SYSTEMS:
+        assert labels.count(s.label) == 2  # quality and cost tables
+    assert "0.300 (paper 0.001)" in md
+    assert "DP-MLM" in md and "masked" in md
+    assert "![Figure 2" in md and "(figure2.png)" in md
+    assert "[d1](docs/llm_a1/d1.html)" in md
+    assert "| llm_config | `configs/rewrite_cpu.cfg` |" in md
+    # every Markdown table row has as many cells as its header
+    for block in re.findall(r"(?:^\|.*\n)+", md, flags=re.M):
+        widths = {line.count("|") - line.count("\\|") for line in block.strip().splitlines()}
+        assert len(widths) == 1, block
+
+
+@pytest.mark.browser
+def test_html_report_in_headless_chromium(tmp_path):
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    res = make_results()
+    pages = render_report(res, load_reference(), figures={"figure2": None, "figure3": None},
+                          doc_links={"LLM rewrite, spans of arity 1": [{"id": "d<1>", "href": "docs/a.html", "n_spans": "2"}]})
+    page = tmp_path / "report.html"
+    page.write_text(pages["html"], encoding="utf-8")
+    dom = dump_dom(chromium, page, tmp_path)
+    table = dom.split('id="quality"', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r"<tr>(.*?)</tr>", table, flags=re.S)
+    assert len(rows) == 1 + len(SYSTEMS)
+    for s in SYSTEMS:
+        assert s.label.replace("<", "&lt;") in table
+    assert "paper 0.432" in table
+    assert 'id="cost"' in dom and 'id="settings"' in dom and 'id="dpmlm"' in dom
+    assert "d&lt;1&gt;" in dom  # ids are escaped, not injected
+
+
+def dump_dom(chromium, page, tmp_path):
+    out = subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run",
+         f"--user-data-dir={tmp_path / 'chrome-profile'}", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout

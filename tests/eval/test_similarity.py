@@ -1,0 +1,32 @@
+"""Similarity with the installed all-MiniLM-L6-v2 (real model, loaded offline)."""
+import pytest
+
+from spacy_linkguard.errors import LinkguardError
+from spacy_linkguard.eval.similarity import Embedder, document_similarities, locate_model
+
+
+def test_unknown_model_is_unavailable_with_a_reason():
+    avail = locate_model("gte-modernbert-base-not-here")
+    assert not avail.available and "not installed" in avail.reason
+    with pytest.raises(LinkguardError, match="E250"):
+        Embedder("gte-modernbert-base-not-here")
+
+
+@pytest.mark.slow
+def test_minilm_similarity():
+    assert locate_model("all-MiniLM-L6-v2").available
+    emb = Embedder("all-MiniLM-L6-v2", window_words=20)
+    a = "The applicant complained that the length of the proceedings had been excessive."
+    b = "The claimant argued that the proceedings had taken far too long."
+    c = "Bananas are rich in potassium and grow in tropical climates."
+    sims = document_similarities(emb, [a, a, a], [a, b, c])
+    assert sims[0] == pytest.approx(1.0, abs=1e-5)
+    assert sims[1] > sims[2] and 0.3 < sims[1] < 1.0
+    # A change past the first window moves a long document's embedding
+    # (plain truncation would not see it).
+    long_a = " ".join([a] * 4) + " " + a
+    long_c = " ".join([a] * 4) + " " + c
+    assert emb.embed([long_a, long_c], truncate=True)[0] @ emb.embed([long_a, long_c], truncate=True)[1] == pytest.approx(1.0, abs=1e-5)
+    assert document_similarities(emb, [long_a], [long_c])[0] < 0.999
+    with pytest.raises(LinkguardError, match="E251"):
+        document_similarities(emb, [a], [])
