@@ -35,6 +35,8 @@ def paraphrase_cmd(
     k: int = typer.Option(2, "--k", help="A phrase set singles out when it matches 1..k-1 documents."),
     max_arity: int = typer.Option(3, "--max-arity", help="1: single N-grams; 2-3: combinations too."),
     passes: int = typer.Option(3, "--passes", help="With --spans-only --index: most detect/rewrite passes."),
+    guarantee: bool = typer.Option(True, "--guarantee/--no-guarantee", help="With --spans-only --index: "
+                                   "redact what is still linkable after the last pass (the loop's guarantee mode)."),
     rate: float = typer.Option(0.5, "--rate", help="Whole-document mode: share of content words rewritten."),
     seed: int = typer.Option(0, "--seed", help="Seed of word choice and candidate sampling."),
     drop_modifiers: bool = typer.Option(True, "--drop-modifiers/--keep-modifiers",
@@ -69,14 +71,16 @@ def paraphrase_cmd(
         paraphraser = make_lexical(spacy_model=spacy_model, sentence_model=sentence_model,
                                    wordnet_dir=str(wordnet) if wordnet else None, rate=rate, seed=seed,
                                    max_senses=max_senses, drop_modifiers=drop_modifiers)
-        detector = None
+        loop = None
         if spans_only and index is not None:
+            from ..baselines.loop import LexicalRewriteLoop
             from ..detect import Detector
             from ..index import NgramIndex
 
             detector = Detector(NgramIndex.load(index), k=k, max_arity=max_arity)
+            loop = LexicalRewriteLoop(detector, paraphraser, max_passes=passes, guarantee=guarantee)
         records = list(islice(iter_records(queries), limit))
-        given_spans = read_spans(spans_file) if spans_only and detector is None and spans_file else {}
+        given_spans = read_spans(spans_file) if spans_only and loop is None and spans_file else {}
         total = len(records)
         bar = tqdm(records, total=total, file=sys.stderr, disable=not progress,
                    desc="paraphrase", unit="doc")
@@ -87,13 +91,13 @@ def paraphrase_cmd(
             if not spans_only:
                 res = paraphraser.paraphrase_document(rec.text, seed=s)
                 line = _line(rec, res.text, res, mode="document")
-            elif detector is None:
+            elif loop is None:
                 if rec.id not in given_spans:
                     raise LinkguardError(Errors.E286.format(doc_id=rec.id, line=rec.line))
                 res = paraphraser.paraphrase_spans(rec.text, given_spans[rec.id], seed=s)
                 line = _line(rec, res.text, res, mode="spans")
             else:
-                line = _detect_rewrite(rec, paraphraser, detector, passes=passes, seed=s)
+                line = _loop_line(rec, loop, s)
             line["seconds"] = round(time.perf_counter() - t0, 4)
             outputs.append(line)
         write_records(outputs, out)
@@ -101,8 +105,10 @@ def paraphrase_cmd(
         _fail(e)
     edited = sum(o["stats"]["n_edited"] for o in outputs)
     summary = f"{len(outputs)} document(s), {edited} phrase(s) rewritten -> {out}"
-    if detector is not None:
-        summary += f"; {sum(o['safe'] for o in outputs)} safe at k={k}, max_arity={max_arity}"
+    if loop is not None:
+        forced = sum(o["forced_redactions"] for o in outputs)
+        summary += (f"; {sum(o['safe'] for o in outputs)} safe at k={k}, max_arity={max_arity}"
+                    f" ({forced} span(s) redacted by guarantee mode)")
     typer.echo(summary, err=True)
 
 
@@ -131,32 +137,15 @@ def read_spans(path: Path) -> Dict[str, List[Any]]:
     return out
 
 
-def _detect_rewrite(rec, paraphraser, detector, *, passes: int, seed: int) -> Dict[str, Any]:
-    """Detect -> rewrite the flagged spans -> re-detect, until safe, stuck or out of passes."""
-    text = rec.text
-    detection = detector.detect(text)
-    records: List[Dict[str, Any]] = []
-    totals: Dict[str, int] = {}
-    for number in range(1, passes + 1):
-        if detection.safe:
-            break
-        t0 = time.perf_counter()
-        res = paraphraser.paraphrase_spans(text, detection.spans, seed=seed + number)
-        for key, value in res.stats().items():
-            totals[key] = totals.get(key, 0) + value
-        text = res.text
-        detection = detector.detect(text) if res.edits else detection
-        records.append({"pass": number, "n_spans": res.stats()["n_phrases"], "n_edited": len(res.edits),
-                        "llm_calls": 0, "seconds": round(time.perf_counter() - t0, 4)})
-        if not res.edits:
-            break  # nothing left that WordNet can change: further passes would repeat this one
-    line = _line(rec, text, None, mode="spans", stats=totals or _empty_stats())
-    line.update({"passes": records, "safe": detection.safe, "remaining_spans": len(detection.spans)})
+def _loop_line(rec, loop, seed: int) -> Dict[str, Any]:
+    """One document through the rewrite loop with the lexical backend."""
+    loop.seed = seed
+    res = loop.run([rec.text], ids=[rec.id])[0]
+    line = _line(rec, res.text, None, mode="spans", stats=loop.stats[0])
+    line.update(res.to_dict())
+    # With guarantee mode the result is safe by construction; otherwise say what is left.
+    line["remaining_spans"] = 0 if loop.guarantee else len(loop.detector.detect(res.text).spans)
     return line
-
-
-def _empty_stats() -> Dict[str, int]:
-    return {"n_phrases": 0, "n_edited": 0, "n_unchanged": 0, "n_synonyms": 0, "n_dropped": 0}
 
 
 def _line(rec, text: str, res, *, mode: str, stats: Optional[Dict[str, int]] = None) -> Dict[str, Any]:

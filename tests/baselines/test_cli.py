@@ -77,31 +77,42 @@ def test_spans_only_from_a_detect_file(tmp_path):
             assert s - 3 <= i1 and i2 <= s + len("regional court") + 1
 
 
-def test_spans_only_with_an_index_runs_detect_rewrite_passes(tmp_path):
+COLLECTION = [
+    {"id": "a", "text": "The applicant lodged a complaint with the regional court in Vienna. "
+                        "The judges quickly rejected the complaint as unfounded."},
+    {"id": "b", "text": "The lawyers examined the documents carefully and found serious errors."},
+    {"id": "c", "text": "The applicant lodged a complaint. The judges rejected the complaint."},
+    {"id": "d", "text": "The lawyers examined the documents and found errors with the court."},
+]
+
+
+@pytest.mark.parametrize("guarantee", [False, True])
+def test_spans_only_with_an_index_runs_the_rewrite_loop(tmp_path, guarantee):
     from spacy_linkguard.detect import Detector
     from spacy_linkguard.index import NgramIndex
 
-    collection = [
-        {"id": "a", "text": "The applicant lodged a complaint with the regional court in Vienna. "
-                            "The judges quickly rejected the complaint as unfounded."},
-        {"id": "b", "text": "The lawyers examined the documents carefully and found serious errors."},
-        {"id": "c", "text": "The applicant lodged a complaint. The judges rejected the complaint."},
-        {"id": "d", "text": "The lawyers examined the documents and found errors with the court."},
-    ]
     index = tmp_path / "idx"
-    NgramIndex.build(collection, index, progress=False)
+    NgramIndex.build(COLLECTION, index, progress=False)
     queries = _write(tmp_path / "q.jsonl", DOCS)
     out = tmp_path / "out.jsonl"
-    result = _run([str(queries), str(out), "--spans-only", "--index", str(index), "--passes", "3"])
+    flag = "--guarantee" if guarantee else "--no-guarantee"
+    result = _run([str(queries), str(out), "--spans-only", "--index", str(index), "--passes", "2", flag])
     assert result.exit_code == 0, result.output
     det = Detector(NgramIndex.load(index), k=2, max_arity=3)
     for line, doc in zip(_read(out), DOCS):
         assert not det.detect(doc["text"]).safe
-        assert 1 <= len(line["passes"]) <= 3
+        assert 1 <= len(line["passes"]) <= 2
+        assert all(p["llm_calls"] == 0 and p["spans_sent"] > 0 for p in line["passes"])
+        assert line["llm_calls"] == 0 and line["mode"] == "spans"
         assert line["text"] != doc["text"]
         final = det.detect(line["text"])
-        assert line["safe"] == final.safe and line["remaining_spans"] == len(final.spans)
-        assert line["stats"]["n_edited"] == sum(p["n_edited"] for p in line["passes"]) > 0
+        assert line["safe"] == final.safe
+        if guarantee:
+            assert final.safe and line["remaining_spans"] == 0
+        else:
+            assert line["forced_redactions"] == 0 and line["remaining_spans"] == len(final.spans)
+            assert line["text"].count("[REDACTED]") == doc["text"].count("[REDACTED]")
+        assert line["stats"]["n_edited"] > 0
 
 
 def test_coded_errors(tmp_path):

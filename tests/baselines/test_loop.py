@@ -1,0 +1,79 @@
+"""The lexical backend in the rewrite loop (real spaCy pipeline and WordNet, cheap scorer)."""
+import pytest
+
+from spacy_linkguard.baselines.loop import NO_CANDIDATE, LexicalRewriteLoop
+from spacy_linkguard.baselines.paraphraser import LexicalParaphraser
+from spacy_linkguard.detect import Detector
+from spacy_linkguard.errors import LinkguardError
+from spacy_linkguard.index import NgramIndex
+from spacy_linkguard.rewrite import occurs
+
+pytestmark = pytest.mark.slow  # loads the spaCy pipeline
+
+COLLECTION = [
+    ("a", "The applicant lodged a complaint with the regional court in Vienna. "
+          "The judges quickly rejected the complaint as unfounded."),
+    ("b", "The lawyers examined the documents carefully and found serious errors."),
+    ("c", "The applicant lodged a complaint. The judges rejected the complaint."),
+    ("d", "The lawyers examined the documents and found errors with the court."),
+    ("e", "It was in Paris on Monday."),
+]
+QUERIES = [
+    "The applicant lodged a complaint with the regional court in [REDACTED]. "
+    "The judges quickly rejected the complaint as unfounded.",
+    "The lawyers examined the documents carefully and found serious errors.",
+    "It was in Paris on Monday.",
+]
+
+
+@pytest.fixture(scope="module")
+def detector(tmp_path_factory):
+    path = tmp_path_factory.mktemp("lexical_loop") / "idx"
+    NgramIndex.build([{"id": i, "text": t} for i, t in COLLECTION], path, progress=False)
+    return Detector(NgramIndex.load(path), k=2, max_arity=3)
+
+
+@pytest.fixture(scope="module")
+def paraphraser(nlp, wordnet, cheap_scorer):
+    return LexicalParaphraser(nlp=nlp, wordnet=wordnet, scorer=cheap_scorer)
+
+
+def test_loop_without_guarantee_rewrites_flagged_spans(detector, paraphraser):
+    loop = LexicalRewriteLoop(detector, paraphraser, max_passes=3, guarantee=False, seed=1)
+    with pytest.warns(Warning):  # some documents stay linkable: the loop warns (W200)
+        results = loop.run(QUERIES)
+    for i, (text, res) in enumerate(zip(QUERIES, results)):
+        first = detector.detect(text)
+        assert not first.safe
+        assert res.safe == detector.detect(res.text).safe
+        assert res.forced_redactions == 0
+        assert all(p.llm_calls == 0 and p.prompt_tokens == 0 for p in res.passes)
+        assert res.passes[0].spans_sent == len(first.spans)
+        if i < 2:
+            # Content words with synonyms: the text changed and some flagged spans are gone.
+            assert res.text != text and res.passes[0].spans_removed > 0
+            assert loop.stats[i]["n_edited"] > 0
+            gone = [s for s in first.spans if not occurs(text[s.start_char:s.end_char], res.text, detector.settings)]
+            assert gone
+    # "It was in Paris on Monday.: only names and function words; WordNet cannot help.
+    assert results[2].text == QUERIES[2]
+    assert results[2].passes[0].rejected.get(NO_CANDIDATE, 0) >= 1
+    assert len(results[2].passes) == 3 and loop.stats[2]["n_edited"] == 0
+
+
+def test_loop_with_guarantee_is_safe_and_seeded(detector, paraphraser):
+    runs = [LexicalRewriteLoop(detector, paraphraser, max_passes=2, guarantee=True, seed=5).run(QUERIES)
+            for _ in range(2)]
+    assert [r.text for r in runs[0]] == [r.text for r in runs[1]]
+    for res in runs[0]:
+        assert res.safe and detector.detect(res.text).safe
+    assert runs[0][2].forced_redactions >= 1  # the name-only document is redacted
+
+
+def test_placeholder_mismatch_is_refused(detector, nlp, wordnet, cheap_scorer):
+    from spacy_linkguard.baselines.paraphrase import LexicalSettings
+
+    other = LexicalParaphraser(nlp=nlp, wordnet=wordnet, scorer=cheap_scorer,
+                               settings=LexicalSettings(placeholder="***"))
+    with pytest.raises(LinkguardError, match="E210"):
+        LexicalRewriteLoop(detector, other)
