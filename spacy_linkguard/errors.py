@@ -135,7 +135,7 @@ class Errors(metaclass=ErrorsWithCodes):
     E064 = ("The index file {path} does not match the SHA-256 recorded in meta.json: "
             "it was modified or damaged. Rebuild the index.")
     E065 = ("The corpus has {n} distinct tokens, more than the index format allows "
-            "(2^32 - 1). Split the collection into several indexes.")
+            "(2^31 - 1). Split the collection into several indexes.")
     E066 = ("Internal: N-gram hashes collided in {attempts} attempts with different "
             "seeds, which should practically never happen. Please report this with "
             "the corpus size; no index was written.")

@@ -10,7 +10,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Union
+from typing import Any, Dict, Iterable, List, Optional, Union
 
 from ..corpus import Record
 from ..errors import Errors, LinkguardError
@@ -25,7 +25,8 @@ Records = Iterable[Union[Record, Dict[str, Any]]]
 
 
 def build_index(records: Records, path: Union[str, Path], settings: NgramSettings, *,
-                memory_budget: Union[str, int] = "4GB", progress: bool = True) -> Path:
+                memory_budget: Union[str, int] = "4GB", progress: bool = True,
+                n_process: Optional[int] = None) -> Path:
     """Build an index of `records` at `path` (replacing an index already there).
 
     RAISES: E050 (no document), E051-E054 (bad records), E055/E056 (budget),
@@ -38,7 +39,8 @@ def build_index(records: Records, path: Union[str, Path], settings: NgramSetting
     with _staging(path) as tmp:
         work = tmp / "_work"
         work.mkdir()
-        stream = tokenize_records(records, work / "tokens.u32", settings, progress=progress, total=total)
+        stream = tokenize_records(records, work / "tokens.u32", settings, progress=progress, total=total,
+                                  n_process=n_process)
         if stream.n_docs == 0:
             raise LinkguardError(Errors.E050.format(skipped=stream.n_skipped_empty))
         rows = build_rows(stream, work, max_n=settings.max_n, budget=budget, progress=progress)
@@ -51,7 +53,7 @@ def build_index(records: Records, path: Union[str, Path], settings: NgramSetting
 
 
 def add_to_index(index, records: Records, *, memory_budget: Union[str, int] = "4GB",
-                 progress: bool = True) -> Path:
+                 progress: bool = True, n_process: Optional[int] = None) -> Path:
     """Add `records` to the index loaded as `index`; the result equals a full rebuild.
 
     New documents get the numbers n_docs, n_docs + 1, ... in record order.
@@ -66,7 +68,7 @@ def add_to_index(index, records: Records, *, memory_budget: Union[str, int] = "4
         work = tmp / "_work"
         work.mkdir()
         stream = tokenize_records(records, work / "tokens.u32", settings, known_ids=known,
-                                  progress=progress, total=total)
+                                  progress=progress, total=total, n_process=n_process)
         old_counts = index.meta.get("counts", {})
         extra = {"n_tokens": old_counts.get("n_tokens", 0) + stream.n_tokens,
                  "n_skipped_empty": old_counts.get("n_skipped_empty", 0) + stream.n_skipped_empty}

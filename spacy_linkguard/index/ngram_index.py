@@ -42,7 +42,7 @@ class NgramIndex:
     @classmethod
     def build(cls, records: Records, path: Union[str, Path], *, max_n: int = DEFAULT_MAX_N,
               placeholder: str = DEFAULT_PLACEHOLDER, memory_budget: Union[str, int] = "4GB",
-              progress: bool = True) -> "NgramIndex":
+              progress: bool = True, n_process: Optional[int] = None) -> "NgramIndex":
         """Build an index of `records` at `path` and return it loaded.
 
         records: Records or {"id", "text"} dicts (e.g. `spacy_linkguard.corpus.iter_records(...)`);
@@ -50,16 +50,18 @@ class NgramIndex:
         path: target directory; an index already there is replaced atomically,
             anything else there is refused (E057).
         memory_budget: working memory for sorting, e.g. "4GB" (more gives fewer, larger runs).
+        progress: show progress bars on stderr.
+        n_process: tokenizer processes (default: usable CPUs, at most 4; 1 = no subprocess).
         RAISES: LinkguardError E050-E058 (see spacy_linkguard/errors.py).
         """
         from .build import build_index
 
         settings = NgramSettings(max_n=max_n, placeholder=placeholder)
-        build_index(records, path, settings, memory_budget=memory_budget, progress=progress)
+        build_index(records, path, settings, memory_budget=memory_budget, progress=progress, n_process=n_process)
         return cls.load(path)
 
     def add_documents(self, records: Records, *, memory_budget: Union[str, int] = "4GB",
-                      progress: bool = True) -> "NgramIndex":
+                      progress: bool = True, n_process: Optional[int] = None) -> "NgramIndex":
         """Add documents (numbered after the existing ones); returns the updated index,
         byte-identical to a full rebuild over the old and new documents. The
         directory is replaced atomically; keep using the returned object.
@@ -68,7 +70,7 @@ class NgramIndex:
         """
         from .build import add_to_index
 
-        add_to_index(self, records, memory_budget=memory_budget, progress=progress)
+        add_to_index(self, records, memory_budget=memory_budget, progress=progress, n_process=n_process)
         return type(self).load(self.path)
 
     @classmethod

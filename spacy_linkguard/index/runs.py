@@ -24,10 +24,11 @@ from ..errors import Errors, LinkguardError
 from .tokens import SENTINEL, TokenStream
 from .writer import Source
 
-ROW_BYTES = 21  # one spilled row: uint64 hash, uint32 doc, int64 position, uint8 n
-# Working memory per N-gram occurrence while sorting (rows, sort order, temporaries).
-WORK_BYTES_PER_ROW = 64
-KEY_CHUNK = 1 << 20  # distinct keys turned into text per numpy pass
+# Working memory per N-gram occurrence (row) while enumerating and sorting a
+# chunk, and while merging a bucket (rows, sort order, temporaries); measured.
+SPILL_BYTES_PER_ROW = 80
+MERGE_BYTES_PER_ROW = 100
+KEY_CHUNK = 1 << 18  # distinct keys turned into text at a time
 MAX_ATTEMPTS = 4
 MIN_CHUNK_POSITIONS = 16
 MIN_BUCKET_ROWS = 1 << 16
@@ -140,7 +141,7 @@ def spill_runs(stream: TokenStream, workdir: Path, *, max_n: int, budget: int, s
     from tqdm import tqdm
 
     tokens = stream.tokens()
-    max_positions = max(MIN_CHUNK_POSITIONS, budget // (WORK_BYTES_PER_ROW * max_n))
+    max_positions = max(MIN_CHUNK_POSITIONS, budget // (SPILL_BYTES_PER_ROW * max_n))
     runs: List[_Run] = []
     with tqdm(total=stream.n_positions, desc="N-grams", unit="tok", unit_scale=True,
               disable=not progress, leave=False) as bar:
@@ -182,33 +183,43 @@ class _Appender:
 
 
 class _KeyText:
-    """Turns (position, n) of first occurrences into key text, vectorized."""
+    """Key text of N-grams given by (position, n) of an occurrence in the token stream."""
 
     def __init__(self, vocab: List[str], tokens: np.ndarray):
-        encoded = [v.encode("utf-8") for v in vocab]
-        self.lens = np.fromiter((len(e) for e in encoded), dtype=np.int64, count=len(encoded))
-        self.offs = np.zeros(len(encoded), dtype=np.int64)
-        if len(encoded) > 1:
-            np.cumsum(self.lens[:-1], out=self.offs[1:])
-        self.pool = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+        self.words = np.array(vocab + [""], dtype=object)
+        # Rank of each token in text order: sorting rows by the ranks of their
+        # first tokens puts keys with a common prefix next to each other, which
+        # makes the trie lookups of the writer cache-friendly.
+        order = sorted(range(len(vocab)), key=vocab.__getitem__)
+        self.rank = np.empty(len(vocab) + 1, dtype=np.int32)
+        self.rank[np.array(order, dtype=np.int64)] = np.arange(len(vocab))
+        self.rank[-1] = -1  # "no token" (shorter N-gram) sorts first
         self.tokens = tokens
 
-    def lines(self, pos: np.ndarray, n: np.ndarray) -> bytes:
+    def token_matrix(self, pos: np.ndarray, n: np.ndarray, width: int) -> np.ndarray:
+        """(rows, width) token ids; -1 (mapped to the extra last entry) past each N-gram's end."""
+        cols = np.full((len(pos), width), -1, dtype=np.int32)
+        pos = pos.astype(np.int64)
+        for j in range(width):
+            m = n > j
+            cols[m, j] = self.tokens[pos[m] + j]
+        return cols
+
+    def prefix_order(self, cols: np.ndarray) -> np.ndarray:
+        """Row order by the text of the first three tokens (ties: current order)."""
+        keys = [self.rank[cols[:, j]] for j in range(min(3, cols.shape[1]) - 1, -1, -1)]
+        return np.lexsort(keys)
+
+    def lines(self, cols: np.ndarray, n: np.ndarray) -> bytes:
         """UTF-8 keys, each followed by a line break."""
-        n = n.astype(np.int64)
-        total = int(n.sum())
-        rel = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(n) - n, n)
-        ids = np.asarray(self.tokens[np.repeat(pos.astype(np.int64), n) + rel]).astype(np.int64)
-        lens = self.lens[ids]
-        width = lens + 1  # token bytes + one separator
-        out_start = np.cumsum(width) - width
-        out = np.full(int(width.sum()), ord(" "), dtype=np.uint8)
-        nbytes = int(lens.sum())
-        brel = np.arange(nbytes, dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
-        out[np.repeat(out_start, lens) + brel] = self.pool[np.repeat(self.offs[ids], lens) + brel]
-        last = np.cumsum(n) - 1
-        out[out_start[last] + lens[last]] = ord("\n")
-        return out.tobytes()
+        out: List[str] = [""] * len(n)
+        for k in np.unique(n).tolist():
+            rows = np.flatnonzero(n == k)
+            parts = [self.words[cols[rows, j]] for j in range(k)]
+            texts = parts[0].tolist() if k == 1 else list(map(" ".join, zip(*parts)))
+            for r, t in zip(rows.tolist(), texts):
+                out[r] = t
+        return ("\n".join(out) + "\n").encode("utf-8") if out else b""
 
 
 def merge_runs(runs: List[_Run], stream: TokenStream, workdir: Path, *, max_n: int, budget: int,
@@ -220,7 +231,7 @@ def merge_runs(runs: List[_Run], stream: TokenStream, workdir: Path, *, max_n: i
 
     tokens = stream.tokens()
     total = sum(len(r.h) for r in runs)
-    per_bucket = max(MIN_BUCKET_ROWS, budget // WORK_BYTES_PER_ROW)
+    per_bucket = max(MIN_BUCKET_ROWS, budget // MERGE_BYTES_PER_ROW)
     bits = 0
     while (total >> bits) > per_bucket and bits < 20:
         bits += 1
@@ -257,26 +268,34 @@ def merge_runs(runs: List[_Run], stream: TokenStream, workdir: Path, *, max_n: i
                 h, doc, pos, n = h[keep], doc[keep], pos[keep], n[keep]
             first = np.flatnonzero(np.concatenate([[True], h[1:] != h[:-1]]))
             df = np.diff(np.append(first, len(h))).astype(np.uint32)
+            cols = keytext.token_matrix(pos[first], n[first], max_n)
+            order = keytext.prefix_order(cols)
+            first, df, cols = first[order], df[order], cols[order]
             ref = doc[first].astype(np.uint32)
             multi = np.flatnonzero(df >= 2)
             if len(multi):
                 ref[multi] = np.arange(n_multi, n_multi + len(multi), dtype=np.uint32)
                 n_multi += len(multi)
-                docs_list = doc.tolist()
                 lens = []
                 chunks = []
-                for s, d in zip(first[multi].tolist(), df[multi].tolist()):
-                    data = serialize_docs(docs_list[s : s + d])
-                    chunks.append(data)
-                    lens.append(len(data))
+                for a in range(0, len(multi), KEY_CHUNK):
+                    sel = multi[a : a + KEY_CHUNK]
+                    starts, dfs = first[sel], df[sel].astype(np.int64)
+                    # the documents of these groups only, as Python ints, a chunk at a time
+                    flat = doc[np.repeat(starts - (np.cumsum(dfs) - dfs), dfs) + np.arange(int(dfs.sum()))].tolist()
+                    o = 0
+                    for d in dfs.tolist():
+                        data = serialize_docs(flat[o : o + d])
+                        o += d
+                        chunks.append(data)
+                        lens.append(len(data))
                 blob_out.add(np.frombuffer(b"".join(chunks), dtype=np.uint8))
                 offsets.extend((offsets[-1] + np.cumsum(lens)).tolist())
             df_out.add(df)
             ref_out.add(ref)
             n_out.add(n[first])
             for a in range(0, len(first), KEY_CHUNK):
-                sel = first[a : a + KEY_CHUNK]
-                keys_f.write(keytext.lines(pos[sel], n[sel]))
+                keys_f.write(keytext.lines(cols[a : a + KEY_CHUNK], n[first[a : a + KEY_CHUNK]]))
             bar.update(len(h))
     return Source(
         keys=lambda: iter_lines(keys_path),

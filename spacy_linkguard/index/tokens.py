@@ -5,25 +5,30 @@ ids, every segment followed by the SENTINEL id, appended to a uint32 file.
 Only the token vocabulary (distinct single tokens) is held in memory; N-grams
 are enumerated later from this stream with numpy.
 """
+import multiprocessing
+import os
 import warnings
 from array import array
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
+from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 
 from ..corpus import Record, record_from_obj
 from ..errors import Errors, LinkguardError, LinkguardWarning, Warnings
-from ..ngrams import NgramSettings, text_segments
+from ..ngrams import NgramSettings, get_tokenizer, text_segments
 
 SENTINEL = 0xFFFFFFFF
+MAX_VOCAB = 2**31 - 1  # token ids also live in int32 arrays
 # Texts longer than this are tokenized piece by piece, cut after line breaks:
 # spaCy splits on whitespace first and a line break is always a segment
 # boundary, so the pieces give exactly the tokens of the whole text while the
 # tokenizer never holds more than this many characters (spaCy's max_length).
 PIECE_CHARS = 1_000_000
 _FLUSH = 1 << 20
+BATCH_DOCS = 32  # documents per task sent to a tokenizer process
 
 
 @dataclass
@@ -72,6 +77,86 @@ def as_record(obj: Union[Record, Dict[str, Any]], position: int) -> Record:
     raise LinkguardError(Errors.E053.format(position=position, kind=type(obj).__name__))
 
 
+def segment_text(texts: List[str], placeholder: str, max_n: int) -> List[str]:
+    """Segments of each text as one string: keys joined by " ", segments by "\\n".
+
+    Keys never contain whitespace (spaCy splits at every whitespace character
+    and whitespace tokens are boundaries), so the joined form is unambiguous
+    and cheap to send between processes.
+    """
+    settings = NgramSettings(max_n=max_n, placeholder=placeholder)
+    out = []
+    for text in texts:
+        segs = []
+        for piece in text_pieces(text):
+            segs.extend(" ".join(seg.keys) for seg in text_segments(piece, settings))
+        out.append("\n".join(segs))
+    return out
+
+
+class _Segmenter:
+    """Runs `segment_text` on batches of texts, in worker processes when n_process > 1,
+    and yields the results in input order. At most 4 batches per worker wait,
+    so memory stays bounded whatever the corpus size."""
+
+    def __init__(self, settings: NgramSettings, n_process: int):
+        self.args = (settings.placeholder, settings.max_n)
+        self.n_process, self.batch_size = n_process, BATCH_DOCS
+        self.n_batches = 0
+        self.pool = None
+        self.pending: Deque = deque()
+        self.batch: List[Tuple[Any, str]] = []
+
+    def add(self, item: Any, text: str) -> Iterator[Tuple[Any, str]]:
+        self.batch.append((item, text))
+        if len(self.batch) >= self.batch_size:
+            yield from self._submit()
+
+    def finish(self) -> Iterator[Tuple[Any, str]]:
+        yield from self._submit()
+        while self.pending:
+            yield from self._collect()
+        if self.pool is not None:
+            self.pool.close()
+            self.pool.join()
+            self.pool = None
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+            self.pool = None
+
+    def _submit(self) -> Iterator[Tuple[Any, str]]:
+        if not self.batch:
+            return
+        items, texts = zip(*self.batch)
+        self.batch = []
+        self.n_batches += 1
+        if self.n_process <= 1 or self.n_batches == 1:  # small inputs never pay for a pool
+            yield from zip(items, segment_text(list(texts), *self.args))
+            return
+        if self.pool is None:
+            get_tokenizer(self.args[0])  # build it once, before forking
+            self.pool = multiprocessing.get_context("fork").Pool(self.n_process)
+        self.pending.append((items, self.pool.apply_async(segment_text, (list(texts), *self.args))))
+        while len(self.pending) > 4 * self.n_process:
+            yield from self._collect()
+
+    def _collect(self) -> Iterator[Tuple[Any, str]]:
+        items, res = self.pending.popleft()
+        yield from zip(items, res.get())
+
+
+def default_n_process() -> int:
+    """Worker processes for tokenization: the CPUs this process may use, at most 4."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        n = os.cpu_count() or 1
+    return max(1, min(4, n))
+
+
 def tokenize_records(
     records: Iterable[Union[Record, Dict[str, Any]]],
     path: Path,
@@ -80,10 +165,12 @@ def tokenize_records(
     known_ids: Optional[Dict[str, int]] = None,
     progress: bool = False,
     total: Optional[int] = None,
+    n_process: Optional[int] = None,
 ) -> TokenStream:
     """Tokenize `records` into a token-id stream written to `path`.
 
     known_ids: ids already in the index (adding documents): repeating one is E052.
+    n_process: tokenizer processes (default: the usable CPUs, at most 4).
     RAISES: E051 (id repeated among the records), E052, E053 (not a record),
         E054 (text not encodable as UTF-8).
     Empty (whitespace-only) documents are skipped with warning W050.
@@ -96,45 +183,61 @@ def tokenize_records(
     seen: Dict[str, int] = {}
     starts = array("q", [0])
     buf = array("I")
-    n_positions = n_tokens = 0
+    counts = {"positions": 0, "tokens": 0}
     skipped: List[str] = []
-    with open(path, "wb") as f, tqdm(
-        total=total, desc="tokenizing", unit="doc", disable=not progress, leave=False
-    ) as bar:
-        for position, obj in enumerate(records, start=1):
-            bar.update(1)
-            rec = as_record(obj, position)
-            if rec.id in seen:
-                raise LinkguardError(Errors.E051.format(doc_id=rec.id, first=seen[rec.id], pos=position))
-            if known_ids is not None and rec.id in known_ids:
-                raise LinkguardError(Errors.E052.format(doc_id=rec.id, number=known_ids[rec.id]))
-            seen[rec.id] = position
-            if not rec.text.strip():
-                skipped.append(rec.id)
-                continue
-            try:  # spaCy (and the key file) need text that UTF-8 can encode
-                rec.text.encode("utf-8")
-            except UnicodeEncodeError as e:
-                raise LinkguardError(Errors.E054.format(doc_id=rec.id, char=repr(rec.text[e.start : e.end]))) from None
-            for piece in text_pieces(rec.text):
-                for seg in text_segments(piece, settings):
-                    for key in seg.keys:
+    n_process = default_n_process() if n_process is None else max(1, n_process)
+    segmenter = _Segmenter(settings, n_process)
+
+    def consume(done: Iterator[Tuple[str, str]]) -> None:
+        nonlocal buf
+        for doc_id, joined in done:
+            if joined:
+                for seg in joined.split("\n"):
+                    keys = seg.split(" ")
+                    for key in keys:
                         tid = vocab.get(key)
                         if tid is None:
                             tid = vocab[key] = len(vocab_list)
                             vocab_list.append(key)
                         buf.append(tid)
-                    n_tokens += len(seg.keys)
+                    counts["tokens"] += len(keys)
                     buf.append(SENTINEL)
             if len(buf) >= _FLUSH:
-                n_positions += len(buf)
+                counts["positions"] += len(buf)
                 buf.tofile(f)
                 buf = array("I")
-            doc_ids.append(rec.id)
-            starts.append(n_positions + len(buf))
-        n_positions += len(buf)
-        buf.tofile(f)
-    if len(vocab_list) >= SENTINEL:
+            doc_ids.append(doc_id)
+            starts.append(counts["positions"] + len(buf))
+
+    try:
+        with open(path, "wb") as f, tqdm(
+            total=total, desc="tokenizing", unit="doc", disable=not progress, leave=False
+        ) as bar:
+            for position, obj in enumerate(records, start=1):
+                bar.update(1)
+                rec = as_record(obj, position)
+                if rec.id in seen:
+                    raise LinkguardError(Errors.E051.format(doc_id=rec.id, first=seen[rec.id], pos=position))
+                if known_ids is not None and rec.id in known_ids:
+                    raise LinkguardError(Errors.E052.format(doc_id=rec.id, number=known_ids[rec.id]))
+                seen[rec.id] = position
+                if not rec.text.strip():
+                    skipped.append(rec.id)
+                    continue
+                try:  # spaCy (and the key file) need text that UTF-8 can encode
+                    rec.text.encode("utf-8")
+                except UnicodeEncodeError as e:
+                    raise LinkguardError(
+                        Errors.E054.format(doc_id=rec.id, char=repr(rec.text[e.start : e.end]))
+                    ) from None
+                consume(segmenter.add(rec.id, rec.text))
+            consume(segmenter.finish())
+            counts["positions"] += len(buf)
+            buf.tofile(f)
+    finally:
+        segmenter.close()
+    n_positions, n_tokens = counts["positions"], counts["tokens"]
+    if len(vocab_list) >= MAX_VOCAB:
         raise LinkguardError(Errors.E065.format(n=len(vocab_list)))
     if skipped:
         warnings.warn(Warnings.W050.format(n=len(skipped), doc_id=skipped[0]), LinkguardWarning, stacklevel=3)

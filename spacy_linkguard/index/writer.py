@@ -19,6 +19,9 @@ from pyroaring import BitMap
 
 from . import format as fmt
 
+# Recorded in meta.json; readers need nothing of it (marisa stores it in the file).
+TRIE_CONFIG = {"num_tries": marisa_trie.DEFAULT_NUM_TRIES, "order": marisa_trie.DEFAULT_ORDER}
+
 
 @dataclass
 class Source:
@@ -69,25 +72,17 @@ def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool =
     """
     from tqdm import tqdm
 
-    total_rows = sum(len(s) for s in sources)
-    bar = tqdm(total=total_rows * 2, desc="vocabulary", unit="key", disable=not progress,
-               unit_scale=True, leave=False)
-
-    def counted(it):
-        for key in it:
-            bar.update(1)
-            yield key
-
+    bar = tqdm(total=3, desc="writing index", disable=not progress, leave=False)
     # marisa's layout depends on duplicate keys (their weights add up), so every
     # key goes in exactly once: a later source skips keys of earlier ones.
-    trie = marisa_trie.Trie(counted(itertools.chain.from_iterable(
-        _new_keys(s, sources[:i]) for i, s in enumerate(sources))))
+    trie = marisa_trie.Trie(itertools.chain.from_iterable(_new_keys(s, sources[:i]) for i, s in enumerate(sources)),
+                            **TRIE_CONFIG)
     trie.save(str(out / fmt.VOCAB))
     n_keys = len(trie)
-    bar.set_description("key ids")
+    bar.update(1)
     key_id = trie.key_id
-    new_ids = [np.fromiter(map(key_id, counted(s.keys())), dtype=np.int64, count=len(s)) for s in sources]
-    bar.close()
+    new_ids = [np.fromiter(map(key_id, s.keys()), dtype=np.uint32, count=len(s)) for s in sources]
+    bar.update(1)
     del trie
 
     df = open_memmap(out / fmt.DF, mode="w+", dtype=np.uint32, shape=(n_keys,))
@@ -96,55 +91,68 @@ def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool =
     df[:] = 0
     seen = np.zeros(n_keys, dtype=np.uint8)
     for s, ids in zip(sources, new_ids):
-        # ids are unique within one source, so fancy-index += adds once per row.
-        df[ids] += s.df
-        seen[ids] += 1
-        ngram_n[ids] = s.ngram_n
+        for a, b in _row_chunks(len(s)):
+            # ids are unique within one source, so fancy-index += adds once per row.
+            df[ids[a:b]] += s.df[a:b]
+            seen[ids[a:b]] += 1
+            ngram_n[ids[a:b]] = s.ngram_n[a:b]
 
     # Keys found in several sources get their posting lists united in Python;
     # when adding a few documents to a big index these are few.
-    shared_ids = np.flatnonzero(seen >= 2)
     shared: Dict[int, BitMap] = {}
-    if len(shared_ids):
+    if len(sources) > 1:
         for s, ids in zip(sources, new_ids):
-            rows = np.flatnonzero(seen[ids] >= 2)
-            for row, kid in zip(rows.tolist(), ids[rows].tolist()):
-                bm = s.bitmap(row)
-                if kid in shared:
-                    shared[kid] |= bm
-                else:
-                    shared[kid] = bm
+            for a, b in _row_chunks(len(s)):
+                rows = a + np.flatnonzero(seen[ids[a:b]] >= 2)
+                for row, kid in zip(rows.tolist(), ids[rows].tolist()):
+                    bm = s.bitmap(row)
+                    if kid in shared:
+                        shared[kid] |= bm
+                    else:
+                        shared[kid] = bm
     shared_bytes = {kid: _canonical(bm) for kid, bm in shared.items()}
+    del shared
 
     multi_ids = np.flatnonzero(df[:] >= 2)
     n_multi = len(multi_ids)
     ref[multi_ids] = np.arange(n_multi, dtype=np.uint32)
+    del multi_ids
     lengths = np.zeros(n_multi, dtype=np.int64)
     moves = []  # per source: (destination multi rows, source byte starts, lengths)
     for s, ids in zip(sources, new_ids):
-        single = s.df == 1
-        solo = seen[ids] == 1
-        rows = np.flatnonzero(single & solo)
-        ref[ids[rows]] = s.ref[rows]
-        rows = np.flatnonzero(~single & solo)
-        if len(rows):
-            j_src = s.ref[rows].astype(np.int64)
-            starts = s.offsets[j_src].astype(np.int64)
-            lens = s.offsets[j_src + 1].astype(np.int64) - starts
-            j_dst = ref[ids[rows]].astype(np.int64)
-            lengths[j_dst] = lens
-            order = np.argsort(j_dst, kind="stable")
+        dsts, srcs, lens_all = [], [], []
+        for a, b in _row_chunks(len(s)):
+            sdf, sref, kid = s.df[a:b], s.ref[a:b], ids[a:b]
+            solo = seen[kid] == 1
+            single = sdf == 1
+            rows = np.flatnonzero(single & solo)
+            ref[kid[rows]] = sref[rows]
+            rows = np.flatnonzero(~single & solo)
+            if len(rows):
+                j_src = sref[rows].astype(np.int64)
+                starts = s.offsets[j_src].astype(np.int64)
+                lens = s.offsets[j_src + 1].astype(np.int64) - starts
+                j_dst = ref[kid[rows]].astype(np.int64)
+                lengths[j_dst] = lens
+                dsts.append(j_dst)
+                srcs.append(starts)
+                lens_all.append(lens)
+        if dsts:
+            j_dst, starts, lens = np.concatenate(dsts), np.concatenate(srcs), np.concatenate(lens_all)
+            order = np.argsort(j_dst, kind="stable")  # write the output front to back
             moves.append((s, j_dst[order], starts[order], lens[order]))
+    del seen
     for kid, data in shared_bytes.items():
         lengths[int(ref[kid])] = len(data)
 
     offsets = np.zeros(n_multi + 1, dtype=np.uint64)
     np.cumsum(lengths, out=offsets[1:])
+    del lengths
     np.save(out / fmt.OFFSETS, offsets)
     blob = open_memmap(out / fmt.POSTINGS, mode="w+", dtype=np.uint8, shape=(int(offsets[-1]),))
-    offsets_i = offsets.astype(np.int64)
     for s, j_dst, starts, lens in moves:
-        copy_ranges(blob, offsets_i[j_dst], s.blob, starts, lens)
+        copy_ranges(blob, offsets[j_dst].astype(np.int64), s.blob, starts, lens)
+    del moves
     for kid, data in shared_bytes.items():
         o = int(offsets[int(ref[kid])])
         blob[o : o + len(data)] = np.frombuffer(data, dtype=np.uint8)
@@ -154,8 +162,15 @@ def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool =
     n_postings = int(df[:].sum(dtype=np.int64))
     for arr in (df, ngram_n, ref, blob):
         arr.flush()
+    bar.update(1)
+    bar.close()
     del df, ngram_n, ref, blob
     return {"n_ngrams": int(n_keys), "n_multi": int(n_multi), "n_postings": n_postings}
+
+
+def _row_chunks(n: int, size: int = 1 << 23) -> Iterator[tuple]:
+    """[a, b) ranges over n rows, so per-row temporaries stay small."""
+    return ((a, min(n, a + size)) for a in range(0, n, size))
 
 
 def _new_keys(source: Source, earlier: List[Source]) -> Iterator[str]:

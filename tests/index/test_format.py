@@ -151,3 +151,24 @@ def test_settings_mismatch_is_reported_by_settings(built):
     idx = NgramIndex.load(built[1])
     with pytest.raises(LinkguardError, match="E003"):
         NgramSettings(max_n=5).check_compatible(idx.settings, where="the index")
+
+
+def test_tokenizer_processes_give_the_same_bytes(built, tmp_path, monkeypatch):
+    from spacy_linkguard.index import tokens
+
+    docs, path = built
+    monkeypatch.setattr(tokens, "BATCH_DOCS", 3)  # 17 batches: the pool and its back-pressure run
+    NgramIndex.build(docs, tmp_path / "p2", progress=False, n_process=2)
+    assert file_bytes(tmp_path / "p2") == file_bytes(path)
+    NgramIndex.build(docs, tmp_path / "p1", progress=False, n_process=1)
+    assert file_bytes(tmp_path / "p1") == file_bytes(path)
+
+
+def test_worker_error_propagates_and_leaves_nothing(tmp_path, monkeypatch):
+    from spacy_linkguard.index import tokens
+
+    monkeypatch.setattr(tokens, "BATCH_DOCS", 2)
+    docs = [{"id": str(i), "text": f"doc {i}"} for i in range(10)] + [{"id": "bad", "text": None}]
+    with pytest.raises(LinkguardError, match="E007"):
+        NgramIndex.build(docs, tmp_path / "idx", progress=False, n_process=2)
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,120 @@
+"""Benchmark the N-gram index build, load and lookups; prints ONE JSON object.
+
+    python benchmarks/bench_index.py --synthetic-docs 13759 --words 750
+    python benchmarks/bench_index.py --corpus assets/echr/collection.jsonl
+
+The build runs in a child process (`python -m spacy_linkguard build-index`) so
+that `peak_rss_mb` is the build's own peak resident memory. The synthetic
+corpus comes from `benchmarks/synthetic.py` (order-2 Markov chain trained on
+the bundled ECHR texts).
+"""
+import argparse
+import json
+import os
+import platform
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+
+def sample_keys(corpus: Path, settings, n_docs: int = 200, seed: int = 0):
+    """Keys a detector would ask for: every N-gram of some documents, plus absent ones."""
+    from spacy_linkguard.corpus import iter_records
+    from spacy_linkguard.ngrams import text_ngram_keys
+
+    keys = []
+    for i, rec in enumerate(iter_records(corpus)):
+        if i >= n_docs:
+            break
+        keys.extend(sorted(text_ngram_keys(rec.text, settings)))
+    rng = random.Random(seed)
+    absent = [k + " zzqx" for k in rng.sample(keys, min(len(keys), len(keys) // 4))]
+    keys.extend(absent)
+    rng.shuffle(keys)
+    return keys
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--synthetic-docs", type=int, default=13759)
+    p.add_argument("--words", type=int, default=750)
+    p.add_argument("--corpus", type=Path, default=None, help="Index this JSONL corpus instead of a synthetic one.")
+    p.add_argument("--memory-budget", default="4GB")
+    p.add_argument("--max-n", type=int, default=8)
+    p.add_argument("--workdir", type=Path, default=None, help="Where corpus and index go (default: a temp dir).")
+    p.add_argument("--keep", action="store_true", help="Keep the index and synthetic corpus.")
+    args = p.parse_args()
+
+    from spacy_linkguard.index import NgramIndex
+
+    work = Path(args.workdir or tempfile.mkdtemp(prefix="bench_index-"))
+    work.mkdir(parents=True, exist_ok=True)
+    result = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+              "memory_budget": args.memory_budget, "max_n": args.max_n}
+    if args.corpus:
+        corpus = args.corpus
+        result["corpus"] = str(corpus)
+    else:
+        from benchmarks.synthetic import write_corpus
+
+        t = time.perf_counter()
+        corpus = write_corpus(work / "synthetic.jsonl", args.synthetic_docs, args.words)
+        result["corpus"] = f"synthetic: {args.synthetic_docs} docs x {args.words} words (order-2 Markov, ECHR)"
+        result["generate_s"] = round(time.perf_counter() - t, 2)
+    out = work / "index"
+    cmd = [sys.executable, "-m", "spacy_linkguard", "build-index", str(corpus), str(out),
+           "--max-n", str(args.max_n), "--memory-budget", args.memory_budget, "--no-progress"]
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+    result["build_s"] = round(time.perf_counter() - t, 2)
+    if proc.returncode != 0:
+        result["error"] = proc.stderr[-2000:]
+        print(json.dumps(result))
+        sys.exit(1)
+    # ru_maxrss is in KiB on Linux
+    result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
+
+    t = time.perf_counter()
+    idx = NgramIndex.load(out)
+    result["load_s"] = round(time.perf_counter() - t, 4)
+    stats = idx.stats()
+    result.update(
+        n_docs=idx.n_docs, n_tokens=stats["n_tokens"], n_ngrams=idx.n_ngrams,
+        n_postings=stats["n_postings"], mean_postings=round(stats["mean_postings"], 4),
+        share_df1=round(stats["share_df1"], 4), n_ngrams_by_n=stats["n_ngrams_by_n"],
+        disk_mb=round(stats["disk_bytes"] / 2**20, 1), bytes_per_ngram=round(stats["bytes_per_ngram"], 2),
+    )
+    keys = sample_keys(corpus, idx.settings)
+    idx.key_doc_freqs(keys[:1000])  # touch the pages once
+    t = time.perf_counter()
+    dfs = idx.key_doc_freqs(keys)
+    dt = time.perf_counter() - t
+    result["lookups"] = len(keys)
+    result["lookups_per_s"] = int(len(keys) / dt)
+    result["lookup_hit_share"] = round(float(np.mean(dfs > 0)), 3)
+    sub = keys[:100_000]
+    t = time.perf_counter()
+    idx.key_postings(sub)
+    result["postings_per_s"] = int(len(sub) / (time.perf_counter() - t))
+    result["targets_met"] = {
+        "build_s<=600": result["build_s"] <= 600, "peak_rss_mb<=6144": result["peak_rss_mb"] <= 6144,
+        "disk_mb<=1536": result["disk_mb"] <= 1536, "load_s<1": result["load_s"] < 1,
+        "lookups_per_s>=300000": result["lookups_per_s"] >= 300_000,
+    }
+    if not args.keep and args.workdir is None:
+        shutil.rmtree(work, ignore_errors=True)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
