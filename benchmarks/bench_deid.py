@@ -17,6 +17,7 @@
   Docs, through the same component (unless --no-baseline).
 """
 import argparse
+import importlib.metadata
 import json
 import platform
 import sys
@@ -105,7 +106,7 @@ def main() -> None:
         "benchmark": "deid",
         "command": "python benchmarks/bench_deid.py" + (f" --limit {args.limit}" if args.limit else ""),
         "model": args.model,
-        "presidio": presidio_analyzer.__version__ if hasattr(presidio_analyzer, "__version__") else "2.2.x",
+        "presidio": importlib.metadata.version("presidio-analyzer"),
         "spacy": spacy.__version__,
         "python": platform.python_version(),
         "settings": {k: v for k, v in comp.cfg.items()},

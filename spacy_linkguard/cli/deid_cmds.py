@@ -32,9 +32,14 @@ def deidentify_cmd(
 
     from ..corpus import count_lines, iter_records, write_records
     from ..deid.runner import deidentify_texts, load_pipeline
+    from ..errors import LinkguardError
 
-    nlp = load_pipeline(model, config={"placeholder": placeholder, "score_threshold": score_threshold})
-    records = list(iter_records(in_path))
+    try:
+        records = list(iter_records(in_path))
+        nlp = load_pipeline(model, config={"placeholder": placeholder, "score_threshold": score_threshold})
+    except LinkguardError as e:  # a coded message, not a traceback
+        typer.echo(str(e), err=True)
+        raise typer.Exit(code=1)
     spans_out = {}
     languages: dict = {}
     out = []
