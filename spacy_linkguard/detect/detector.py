@@ -1,7 +1,7 @@
 """`Detector`: exact linkage detection on plain text against an N-gram index."""
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 import numpy as np
 
@@ -56,6 +56,9 @@ class Detector:
     settings (NgramSettings): optional; when given it must equal the index's
         settings (E003), e.g. a pipeline's configured max_n and placeholder.
     n_examples (int): combinations given as examples per COMBO span.
+    cache_size (int): document frequencies remembered across texts (0: none).
+        Phrases like "the applicant" recur in every document and every
+        rewrite pass; a dict hit is ~20x cheaper than a trie lookup.
     RAISES: LinkguardError E100 (k), E101 (max_arity), E102 (not an index), E003.
     """
 
@@ -67,6 +70,7 @@ class Detector:
         *,
         settings: Optional[NgramSettings] = None,
         n_examples: int = 3,
+        cache_size: int = 500_000,
     ) -> None:
         missing = [name for name in _INDEX_API if not hasattr(index, name)]
         if missing:
@@ -82,6 +86,7 @@ class Detector:
         self.k = k
         self.max_arity = max_arity
         self.n_examples = n_examples
+        self._doc_freqs = _DocFreqCache(index, cache_size)
 
     def analyze(self, text: str) -> Analysis:
         """Find minimal rare N-grams, candidates and minimal linkable combinations.
@@ -93,7 +98,7 @@ class Detector:
         if not isinstance(text, str):
             raise LinkguardError(Errors.E103.format(kind=type(text).__name__))
         k = self.k
-        occ = find_occurrences(text, self.settings, self.index.key_doc_freqs, k)
+        occ = find_occurrences(text, self.settings, self._doc_freqs, k)
         res = Analysis(occurrences=occ, chosen_rare=choose_rare_spans(occ.minimal_rare, occ.n_tokens))
         number: Dict[str, int] = {}
         for o in occ.maximal_frequent:
@@ -150,7 +155,8 @@ class Detector:
         }
         return Detection(spans=spans, safe=res.safe, report=report)
 
-    def _doc_ids(self, numbers: Sequence[int]) -> List[str]:
+    def _doc_ids(self, numbers: Iterable[int]) -> List[str]:
+        """Corpus ids of document numbers (a BitMap, array or list)."""
         ids = self.index.doc_ids
         return [str(ids[int(d)]) for d in numbers]
 
@@ -158,7 +164,7 @@ class Detector:
         if not res.chosen_rare:
             return []
         keys = list(dict.fromkeys(o[2] for o in res.chosen_rare))
-        linked = dict(zip(keys, (self._doc_ids(_as_array(p)) for p in self.index.key_postings(keys))))
+        linked = dict(zip(keys, (self._doc_ids(p) for p in self.index.key_postings(keys))))
         out = []
         for first, n, key, df in res.chosen_rare:
             start, end = res.occurrences.char_span(first, n)
@@ -194,6 +200,36 @@ class Detector:
                 start, end = res.occurrences.char_span(first, n)
                 partners.append({"key": key, "start_char": start, "end_char": end})
         return {"partners": partners, "size": int(size), "linked_ids": self._doc_ids(common)}
+
+
+class _DocFreqCache:
+    """`index.key_doc_freqs` with a bounded memo (emptied when full or when the
+    index's checksum changes, so answers are always the index's)."""
+
+    def __init__(self, index: Any, max_size: int) -> None:
+        self.index = index
+        self.max_size = max_size
+        self.memo: Dict[str, int] = {}
+        self.checksum = getattr(index, "checksum", None)
+
+    def __call__(self, keys: Sequence[str]) -> np.ndarray:
+        if self.max_size <= 0:
+            distinct = list(dict.fromkeys(keys))
+            dfs = dict(zip(distinct, np.asarray(self.index.key_doc_freqs(distinct)).tolist()))
+            return np.asarray([dfs[key] for key in keys], dtype=np.int64)
+        checksum = getattr(self.index, "checksum", None)
+        if checksum != self.checksum:
+            self.memo, self.checksum = {}, checksum
+        get = self.memo.get
+        found = [get(key) for key in keys]
+        missing = list(dict.fromkeys(key for key, df in zip(keys, found) if df is None))
+        if missing:
+            new = dict(zip(missing, np.asarray(self.index.key_doc_freqs(missing)).tolist()))
+            found = [new[key] if df is None else df for key, df in zip(keys, found)]
+            if len(self.memo) + len(new) > self.max_size:
+                self.memo = {}
+            self.memo.update(new)
+        return np.asarray(found, dtype=np.int64)
 
 
 def _as_array(postings: Any) -> np.ndarray:

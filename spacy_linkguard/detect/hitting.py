@@ -3,7 +3,9 @@
 Rephrasing one candidate breaks every combination containing it. The greedy
 rule of SPEC.md takes the candidate in most not-yet-hit combinations first
 (ties: the lower candidate number, i.e. the one occurring first in the text),
-which is within a factor ln(#combinations) of the smallest hitting set.
+which is within a factor ln(#combinations) of the smallest hitting set. A
+last pass drops, latest pick first, any pick whose combinations all contain
+another pick (the greedy order can leave such picks behind).
 """
 from dataclasses import dataclass
 from typing import List, Sequence
@@ -13,13 +15,14 @@ import numpy as np
 
 @dataclass
 class HittingSet:
-    """chosen: candidate numbers in the order picked; gains: combinations newly
-    hit by each pick; totals: for every candidate, the combinations containing it;
-    by_candidate: combination ids containing each candidate (ids number the
-    combination arrays in the order given, rows one after another)."""
+    """chosen: candidate numbers in the order picked (redundant picks dropped);
+    dropped: how many greedy picks the last pass removed; totals: for every
+    candidate, the number of combinations containing it; `combos_of(c)`: the
+    ids of those combinations (ids number the given arrays' rows one after
+    another)."""
 
     chosen: List[int]
-    gains: List[int]
+    dropped: int
     totals: np.ndarray
     indptr: np.ndarray
     combo_ids: np.ndarray
@@ -38,18 +41,26 @@ def greedy_hitting_set(n_candidates: int, combos: Sequence[np.ndarray]) -> Hitti
     blocks = [np.asarray(c, dtype=np.int64) for c in combos]
     assert all(b.ndim == 2 for b in blocks), "combinations must be (m, arity) arrays"
     offsets = np.cumsum([0] + [len(b) for b in blocks])
-    member_lists = [b.ravel() for b in blocks]
-    id_lists = [np.repeat(np.arange(len(b)) + offsets[i], b.shape[1]) for i, b in enumerate(blocks)]
-    members = np.concatenate(member_lists) if member_lists else np.zeros(0, dtype=np.int64)
-    ids = np.concatenate(id_lists) if id_lists else np.zeros(0, dtype=np.int64)
-    order = np.argsort(members, kind="stable")
-    combo_ids = ids[order]
+    members = np.concatenate([b.ravel() for b in blocks]) if blocks else np.zeros(0, dtype=np.int64)
+    ids = (
+        np.concatenate([np.repeat(np.arange(len(b)) + offsets[i], b.shape[1]) for i, b in enumerate(blocks)])
+        if blocks
+        else np.zeros(0, dtype=np.int64)
+    )
+    # Candidate numbers are small: a 16-bit stable sort is a linear-time radix sort.
+    small = members.astype(np.int16) if n_candidates < 2**15 else members
+    combo_ids = ids[np.argsort(small, kind="stable")]
     totals = np.bincount(members, minlength=n_candidates).astype(np.int64)
     indptr = np.concatenate([[0], np.cumsum(totals)])
+
+    def members_of(ids_: np.ndarray) -> np.ndarray:
+        parts = [blocks[i][ids_[(ids_ >= offsets[i]) & (ids_ < offsets[i + 1])] - offsets[i]].ravel()
+                 for i in range(len(blocks))]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
     remaining = totals.copy()
     covered = np.zeros(int(offsets[-1]), dtype=bool)
     chosen: List[int] = []
-    gains: List[int] = []
     while n_candidates:
         best = int(np.argmax(remaining))  # first maximum: ties go to the lower number
         if remaining[best] == 0:
@@ -57,11 +68,18 @@ def greedy_hitting_set(n_candidates: int, combos: Sequence[np.ndarray]) -> Hitti
         mine = combo_ids[indptr[best] : indptr[best + 1]]
         new = mine[~covered[mine]]
         covered[new] = True
-        hit_members = [
-            blocks[i][new[(new >= offsets[i]) & (new < offsets[i + 1])] - offsets[i]].ravel()
-            for i in range(len(blocks))
-        ]
-        remaining -= np.bincount(np.concatenate(hit_members), minlength=n_candidates)
+        remaining -= np.bincount(members_of(new), minlength=n_candidates)
         chosen.append(best)
-        gains.append(int(len(new)))
-    return HittingSet(chosen, gains, totals, indptr, combo_ids)
+    # Reverse delete: hits[c] = picks inside combination c.
+    hits = np.zeros(int(offsets[-1]), dtype=np.int64)
+    for c in chosen:
+        hits[combo_ids[indptr[c] : indptr[c + 1]]] += 1
+    kept = []
+    for c in reversed(chosen):
+        mine = combo_ids[indptr[c] : indptr[c + 1]]
+        if len(mine) and hits[mine].min() >= 2:
+            hits[mine] -= 1
+        else:
+            kept.append(c)
+    kept.reverse()
+    return HittingSet(kept, len(chosen) - len(kept), totals, indptr, combo_ids)

@@ -55,7 +55,7 @@ def find_occurrences(text: str, settings: NgramSettings, doc_freqs: DocFreqs, k:
     text (str): The text (tokenized by `spacy_linkguard.ngrams.text_segments`).
     settings (NgramSettings): The index's settings (max_n, placeholder).
     doc_freqs (Callable): keys -> np.ndarray of df (0 when absent), e.g.
-        `NgramIndex.key_doc_freqs`.
+        `NgramIndex.key_doc_freqs`; keys may repeat (callers dedupe or cache).
     k (int): The anonymity threshold: df < k is rare, df >= k is frequent.
     RETURNS (Occurrences): minimal rare and maximal frequent occurrences.
     """
@@ -92,8 +92,11 @@ def find_occurrences(text: str, settings: NgramSettings, doc_freqs: DocFreqs, k:
             for i in look.tolist():
                 keys[i] = f"{prev_keys[i]} {tokens[i + n - 1]}"
         df = np.zeros(n_tok, dtype=np.int64)
-        if len(look):
-            df[look] = _lookup([keys[i] for i in look.tolist()], doc_freqs)
+        if n == 1 and n_tok:
+            df[:] = doc_freqs(tokens)
+            n_lookups += n_tok
+        elif len(look):
+            df[look] = doc_freqs([keys[i] for i in look.tolist()])
             n_lookups += len(look)
         freq = df >= k
         rare = np.nonzero((df >= 1) & (df < k))[0]
@@ -116,16 +119,6 @@ def find_occurrences(text: str, settings: NgramSettings, doc_freqs: DocFreqs, k:
         n_segments=len(segments),
         n_lookups=n_lookups,
     )
-
-
-def _lookup(keys: List[str], doc_freqs: DocFreqs) -> np.ndarray:
-    """df of each key; each distinct key is asked once."""
-    distinct = list(dict.fromkeys(keys))
-    dfs = np.asarray(doc_freqs(distinct), dtype=np.int64)
-    if len(distinct) == len(keys):
-        return dfs
-    where = {key: j for j, key in enumerate(distinct)}
-    return dfs[[where[key] for key in keys]]
 
 
 def _collect_maximal(freq, longer_freq, keys, df, n: int, out: List[Occurrence]) -> None:
