@@ -5,16 +5,18 @@ from .app import app
 
 # One module per command (or group of related commands), in help order.
 COMMAND_MODULES = [
-    "rewrite_nospans_cmd",
-    "deidentify_queries_cmd",
-    "baseline_cmds",
     "index_cmds",
-    "deid_cmds",
     "detect_cmds",
+    "deid_cmds",
+    "rewrite_cmds",
+    "model_cmds",
     "prepare_cmd",
     "evaluate_cmd",
     "semantic_linkage_cmd",
     "report_cmd",
+    "rewrite_nospans_cmd",
+    "deidentify_queries_cmd",
+    "baseline_cmds",
 ]
 
 for _name in COMMAND_MODULES:

@@ -239,6 +239,8 @@ class HFChatModel:
             if not (path / "config.json").is_file():
                 raise LinkguardError(Errors.E200.format(name=self.name, detail=f"{path} has no config.json"))
             return path
+        if _looks_like_path(self.name):
+            raise LinkguardError(Errors.E200.format(name=self.name, detail=f"there is no folder {path}"))
         if self.local_files_only and not _in_hf_cache(self.name):
             raise LinkguardError(
                 Errors.E200.format(
@@ -258,10 +260,16 @@ class HFChatModel:
         return torch.device(device)
 
 
+def _looks_like_path(name: str) -> bool:
+    # Hub ids are "org/name"; anything else with a slash is a local path.
+    return name.startswith((".", "/", "~")) or name.count("/") > 1 or "\\" in name
+
+
 def _in_hf_cache(repo_id: str) -> bool:
     try:
         from huggingface_hub import try_to_load_from_cache
-    except ImportError:  # pragma: no cover - transformers depends on it
+
+        found = try_to_load_from_cache(repo_id, "config.json")
+    except Exception:  # an invalid repo id is simply not in the cache
         return False
-    found = try_to_load_from_cache(repo_id, "config.json")
     return isinstance(found, str)

@@ -1,8 +1,8 @@
 """Registration of `linkguard.Rewrite.v1` (entry point group `thinc_llm_tasks`)."""
-from typing import Optional, Type
+from typing import Any, Callable, Iterable, Optional, Type
 
 from spacy_llm.registry import registry
-from spacy_llm.ty import ExamplesConfigType, TaskResponseParser
+from spacy_llm.ty import ExamplesConfigType
 
 from ....ngrams import DEFAULT_PLACEHOLDER
 from ...chunking import ChunkSettings
@@ -16,7 +16,7 @@ from .util import DEFAULT_EXAMPLES_PATH, RewriteExample, read_examples, validate
 def make_rewrite_task(
     template: Optional[str] = None,
     examples: ExamplesConfigType = None,
-    parse_responses: Optional[TaskResponseParser] = None,
+    parse_responses: Optional[Callable[..., Iterable[Any]]] = None,
     prompt_example_type: Optional[Type[RewriteExample]] = None,
     placeholder: str = DEFAULT_PLACEHOLDER,
     field: str = "linkguard_text",

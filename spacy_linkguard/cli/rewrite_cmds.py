@@ -1,0 +1,79 @@
+"""`rewrite`: LLM rewriting of a JSONL corpus until no phrase links it back.
+
+    python -m spacy_linkguard rewrite QUERY.jsonl --index DIR \\
+        --config configs/rewrite_cpu.cfg > out.jsonl
+
+One JSON line per document: id, text (the released text), safe, passes,
+forced_redactions. Config values can be overridden spaCy-style, e.g.
+`--components.linkguard_rewrite.max_passes 3`.
+"""
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .app import app
+
+DEFAULT_CONFIG = Path("configs/rewrite_cpu.cfg")
+
+
+@app.command(
+    "rewrite",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def rewrite_cmd(
+    ctx: typer.Context,
+    queries: Path = typer.Argument(..., help="JSONL of de-identified documents {\"id\", \"text\"}."),
+    index: Path = typer.Option(..., "--index", help="Folder of the N-gram index over the original collection."),
+    config: Path = typer.Option(DEFAULT_CONFIG, "--config", "-c", help="Rewrite config (.cfg)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
+    component: str = typer.Option("linkguard_rewrite", "--component", help="Name of the rewrite component in the config."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N documents."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr."),
+) -> None:
+    """Rewrite every document until it is safe (guarantee mode redacts the rest)."""
+    import json
+    import sys
+    from itertools import islice
+
+    from spacy.cli._util import parse_config_overrides
+    from tqdm import tqdm
+
+    from ..corpus import count_lines, iter_records
+    from ..errors import Errors, LinkguardError
+    from ..llm.local_models import offline_env
+    from ..pipeline.rewrite import result_record
+
+    offline_env()
+    nlp = load_rewrite_pipeline(config, parse_config_overrides(ctx.args))
+    if component not in nlp.pipe_names:
+        raise LinkguardError(Errors.E215.format(path=config, name=component, pipes=nlp.pipe_names))
+    nlp.get_pipe(component).initialize(index=str(index))
+    total = count_lines(queries)
+    if limit is not None:
+        total = min(total or limit, limit)
+    records = islice(iter_records(queries), limit)
+    out = output.open("w", encoding="utf-8") if output else sys.stdout
+    try:
+        docs = nlp.pipe(((r.text, r.id) for r in records), as_tuples=True)
+        for doc, doc_id in tqdm(docs, total=total, desc="rewrite", unit="doc", disable=not progress, file=sys.stderr):
+            out.write(json.dumps(result_record(doc_id, doc), ensure_ascii=False) + "\n")
+            out.flush()
+    finally:
+        if output:
+            out.close()
+
+
+def load_rewrite_pipeline(config: Path, overrides: Optional[dict] = None):
+    """Build the pipeline of a rewrite config (the model loads on first use).
+
+    RAISES: LinkguardError E010 when the config file does not exist.
+    """
+    from spacy import util
+
+    from ..errors import Errors, LinkguardError
+
+    if not Path(config).is_file():
+        raise LinkguardError(Errors.E010.format(path=config, hint=" (e.g. configs/rewrite_cpu.cfg)"))
+    cfg = util.load_config(config, overrides=overrides or {}, interpolate=False)
+    return util.load_model_from_config(cfg, auto_fill=True, validate=True)

@@ -1,0 +1,30 @@
+"""A fresh process finds our registered names through entry points alone."""
+import json
+import subprocess
+import sys
+
+CODE = r"""
+import json, sys
+import spacy
+from spacy_llm.registry import registry
+assert not any(m.startswith("spacy_linkguard.llm") for m in sys.modules)
+task = registry.llm_tasks.get("linkguard.Rewrite.v1")
+model = registry.llm_models.get("linkguard.HF.v1")
+nlp = spacy.blank("en")
+resolved = registry.resolve({"t": {"@llm_tasks": "linkguard.Rewrite.v1", "examples": []}})["t"]
+print(json.dumps({"task": task.__module__, "model": model.__module__,
+                  "factory": spacy.registry.factories.get("linkguard_rewrite").__module__,
+                  "resolved": type(resolved).__name__}))
+"""
+
+
+def test_fresh_process_resolves_task_model_and_factory():
+    proc = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out == {
+        "task": "spacy_linkguard.llm.tasks.rewrite.registry",
+        "model": "spacy_linkguard.llm.models.registry",
+        "factory": "spacy_linkguard.pipeline.factories",
+        "resolved": "RewriteTask",
+    }

@@ -1,0 +1,66 @@
+"""`rewrite` and `fetch-models` commands, in-process with the canned-reply model."""
+import json
+
+from typer.testing import CliRunner
+
+from spacy_linkguard.cli import app
+from spacy_linkguard.index import NgramIndex
+
+from . import canned  # noqa: F401  (registers linkguard_test.Canned.v1)
+from .oracle import CORPUS, QUERY, DictIndex, brute_force
+
+CONFIG = """
+[nlp]
+lang = "en"
+pipeline = ["linkguard_rewrite"]
+
+[components]
+
+[components.linkguard_rewrite]
+factory = "linkguard_rewrite"
+max_passes = 8
+
+[components.linkguard_rewrite.task]
+@llm_tasks = "linkguard.Rewrite.v1"
+examples = []
+
+[components.linkguard_rewrite.model]
+@llm_models = "linkguard_test.Canned.v1"
+behaviour = "good"
+"""
+
+
+def test_rewrite_command_writes_one_line_per_document(tmp_path):
+    NgramIndex.build([{"id": f"d{i}", "text": t} for i, t in enumerate(CORPUS)], tmp_path / "idx",
+                     progress=False, n_process=1)
+    (tmp_path / "rw.cfg").write_text(CONFIG, encoding="utf-8")
+    queries = tmp_path / "q.jsonl"
+    queries.write_text("\n".join(json.dumps({"id": i, "text": t}) for i, t in
+                                 [("q1", QUERY), ("q2", "Nothing links here."), ("q3", CORPUS[1])]) + "\n")
+    out = tmp_path / "out.jsonl"
+    res = CliRunner().invoke(app, ["rewrite", str(queries), "--index", str(tmp_path / "idx"), "--config",
+                                   str(tmp_path / "rw.cfg"), "-o", str(out), "--no-progress",
+                                   "--components.linkguard_rewrite.model.behaviour", "unchanged",
+                                   "--components.linkguard_rewrite.max_passes", "1"])
+    assert res.exit_code == 0, res.output
+    lines = [json.loads(ln) for ln in out.read_text().splitlines()]
+    assert [ln["id"] for ln in lines] == ["q1", "q2", "q3"]
+    for ln in lines:
+        assert set(ln) >= {"id", "text", "safe", "passes", "forced_redactions"}
+        assert ln["safe"] and brute_force(ln["text"], DictIndex(CORPUS)).safe
+    # the override took effect: one pass, an unchanged model, so guarantee redacted
+    assert len(lines[0]["passes"]) == 1 and lines[0]["forced_redactions"] > 0
+    assert lines[1]["text"] == "Nothing links here." and lines[1]["passes"] == []
+
+
+def test_rewrite_command_refuses_a_config_without_the_component(tmp_path):
+    (tmp_path / "x.cfg").write_text('[nlp]\nlang = "en"\npipeline = []\n\n[components]\n', encoding="utf-8")
+    (tmp_path / "q.jsonl").write_text('{"id": "a", "text": "b"}\n')
+    res = CliRunner().invoke(app, ["rewrite", str(tmp_path / "q.jsonl"), "--index", str(tmp_path),
+                                   "--config", str(tmp_path / "x.cfg")])
+    assert res.exit_code != 0 and "E215" in str(res.exception)
+
+
+def test_fetch_models_rejects_unknown_names(tmp_path):
+    res = CliRunner().invoke(app, ["fetch-models", "--dest", str(tmp_path), "--only", "gpt-5"])
+    assert res.exit_code != 0 and "E211" in str(res.exception)
