@@ -36,6 +36,10 @@ POSITIVE = [
     ("OCCUPATION", "she is a lawyer practising in", "lawyer"),
     ("PHONE_NUMBER", "call him on telephone +44 20 7946 0958 today", "+44 20 7946 0958"),
     ("EMAIL_ADDRESS", "write to jan.kowalski@example.pl now", "jan.kowalski@example.pl"),
+    ("URL", "published at https://www.example.org/article/12 in", "https://www.example.org/article/12"),
+    ("IP_ADDRESS", "from the address 192.168.10.7 at", "192.168.10.7"),
+    ("IBAN_CODE", "paid into account DE89 3704 0044 0532 0130 00 by", "DE89 3704 0044 0532 0130 00"),
+    ("CREDIT_CARD", "card number 4111 1111 1111 1111 was", "4111 1111 1111 1111"),
     ("ORGANIZATION", "brought an action before the Söke Labour Court, which", "Söke Labour Court"),
     ("ORGANIZATION", "the Mersin Civil Court of First-instance held", "Mersin Civil Court of First-instance"),
     ("CASE_NUMBER", "under file number reference AB-1234 the", "AB-1234"),
@@ -58,6 +62,10 @@ NEGATIVE = [
     ("PHONE_NUMBER", "application no. 36110/97 and 12 March 1998"),
     ("PHONE_NUMBER", "the figures 20 7946 0958 without any context"),
     ("ORGANIZATION", "the court of appeal dismissed the appeal"),
+    ("URL", "the applicant's e.g. statement ended."),
+    ("IP_ADDRESS", "paragraphs 1.2.3 and 4.5 of the report"),
+    ("IBAN_CODE", "Article 6 § 1 and DE 12 of the Code"),
+    ("CREDIT_CARD", "the sum of 1234 5678 9012 3456 euros is not a valid card"),
     ("CASE_NUMBER", "the KGB-1234 letters without any context"),
 ]
 
