@@ -5,7 +5,7 @@
 
 Over `assets/echr/collection.jsonl` as the collection D (its N-gram index is
 built once into --workdir) and `assets/echr/queries.jsonl` (masked TAB test
-documents) as queries, on ONE core (BLAS threads = 1, process pinned):
+documents) as queries, on ONE core (BLAS threads = 1; --pin pins the process to one CPU):
 
 - per-document latency of `Detector.detect(text)` (tokenization included),
   median / p95 / max, wall clock and CPU time, for max_arity 1 and 3, k 2 and 5;
@@ -202,7 +202,7 @@ def hitting_vs_paper(index, texts: List[str], k: int, max_arity: int) -> Dict[st
 
 
 # --- paper scale: a child process so that its RSS is its own ------------------
-def paper_scale(directory: Path, queries: List[str], words: int, docs: int) -> Dict[str, Any]:
+def paper_scale(directory: Path, words: int, docs: int, pin: bool) -> Dict[str, Any]:
     index = directory / "index"
     if not (index / "meta.json").is_file():
         directory.mkdir(parents=True, exist_ok=True)
@@ -213,8 +213,8 @@ def paper_scale(directory: Path, queries: List[str], words: int, docs: int) -> D
         corpus = write_corpus(directory / "synthetic.jsonl", docs, words)
         ensure_index(corpus, index)
     log("paper-scale probe (child process)")
-    out = subprocess.run([sys.executable, __file__, "--probe", str(index)], capture_output=True, text=True,
-                         check=True, cwd=REPO)
+    out = subprocess.run([sys.executable, __file__, "--probe", str(index)] + (["--pin"] if pin else []),
+                         capture_output=True, text=True, check=True, cwd=REPO)
     return json.loads(out.stdout)
 
 
@@ -238,7 +238,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--collection", type=Path, default=REPO / "assets/echr/collection.jsonl")
     p.add_argument("--queries", type=Path, default=REPO / "assets/echr/queries.jsonl")
-    p.add_argument("--workdir", type=Path, default=REPO / ".cache/bench_detect")
+    p.add_argument("--workdir", type=Path, default=REPO / "indexes/bench_detect",
+                   help="Where the collection's index is built once (indexes/ is git-ignored).")
     p.add_argument("--index", type=Path, default=None, help="Use this index of --collection (default: build in --workdir).")
     p.add_argument("--oracle-docs", type=int, default=5)
     p.add_argument("--limit", type=int, default=None, help="Only the first N queries.")
@@ -246,9 +247,11 @@ def main() -> None:
                    help="Also probe a paper-scale synthetic index here (built if missing; minutes).")
     p.add_argument("--paper-docs", type=int, default=13759)
     p.add_argument("--paper-words", type=int, default=750)
+    p.add_argument("--pin", action="store_true",
+                   help="Pin the process to one CPU (best on an idle machine; on a busy one it waits for that CPU).")
     p.add_argument("--probe", type=Path, default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
-    cpu = pin_one_core()
+    cpu = pin_one_core() if args.pin else None
 
     from spacy_linkguard.corpus import iter_records
 
@@ -283,7 +286,7 @@ def main() -> None:
     result["oracle"] = oracle_comparison(index, queries, args.oracle_docs)
     result["peak_rss_mb"] = rss_mb()["peak"]
     if args.paper_scale_dir:
-        result["paper_scale"] = paper_scale(args.paper_scale_dir, queries, args.paper_words, args.paper_docs)
+        result["paper_scale"] = paper_scale(args.paper_scale_dir, args.paper_words, args.paper_docs, args.pin)
     lat = result["latency"]
     result["targets"] = {
         "arity1_median_ms<=5": max(lat["k2_arity1"]["wall_ms"]["median"], lat["k5_arity1"]["wall_ms"]["median"])

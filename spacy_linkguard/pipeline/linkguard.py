@@ -160,7 +160,14 @@ class Linkguard:
         for field in ("index", "index_checksum") + _SETTINGS:
             if field not in cfg:
                 raise LinkguardError(Errors.E113.format(path=where, field=field))
-        fresh = Linkguard(None, self.name, **{f: cfg[f] for f in ("index",) + _SETTINGS})  # validates
+        # The index named in the pipeline's config wins when it exists (so a
+        # moved index can be given as a config override); else the saved path.
+        # Either way its checksum must be the saved one.
+        index = cfg["index"]
+        configured = self.cfg.get("index")
+        if configured and (Path(configured) / "meta.json").is_file():
+            index = configured
+        fresh = Linkguard(None, self.name, index=index, **{f: cfg[f] for f in _SETTINGS})  # validates
         self.cfg, self.settings = fresh.cfg, fresh.settings
         self._expected_checksum = cfg["index_checksum"]
         self._detector = None

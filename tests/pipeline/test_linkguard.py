@@ -153,3 +153,19 @@ def test_factory_resolves_in_a_fresh_process(index_dir):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
+
+
+def test_moved_index_with_same_content_loads_via_config_override(corpus, index_dir, texts, tmp_path):
+    import shutil
+
+    nlp = make_nlp(index_dir)
+    nlp.to_disk(tmp_path / "pipe")
+    moved = tmp_path / "moved-index"
+    shutil.copytree(index_dir, moved)
+    nlp2 = spacy.load(tmp_path / "pipe", config={"components": {"linkguard": {"index": str(moved)}}})
+    assert nlp2.get_pipe("linkguard").cfg["index"] == str(moved)
+    assert doc_result(nlp2(texts[0])) == doc_result(nlp(texts[0]))
+    other = tmp_path / "other-index"
+    NgramIndex.build([Record(id=i, text=t) for i, t in corpus[:5]], other, progress=False)
+    with pytest.raises(LinkguardError, match="E112"):
+        spacy.load(tmp_path / "pipe", config={"components": {"linkguard": {"index": str(other)}}})
