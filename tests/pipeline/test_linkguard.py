@@ -169,3 +169,18 @@ def test_moved_index_with_same_content_loads_via_config_override(corpus, index_d
     NgramIndex.build([Record(id=i, text=t) for i, t in corpus[:5]], other, progress=False)
     with pytest.raises(LinkguardError, match="E112"):
         spacy.load(tmp_path / "pipe", config={"components": {"linkguard": {"index": str(other)}}})
+
+
+def test_spans_that_do_not_fit_the_doc_are_reported(index_dir, texts):
+    from spacy_linkguard.errors import LinkguardWarning
+    from spacy_linkguard.pipeline.linkguard import install_extensions, set_annotations
+
+    install_extensions()
+    install_extensions()  # idempotent
+    res = Detector(NgramIndex.load(index_dir)).detect(texts[0])
+    assert res.spans
+    short = spacy.blank("en")("alpha")
+    with pytest.warns(LinkguardWarning, match="W100"):
+        set_annotations(short, res, "linkguard")
+    assert len(short.spans["linkguard"]) < len(res.spans)
+    assert short._.linkguard_safe is res.safe
