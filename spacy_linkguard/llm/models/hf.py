@@ -103,6 +103,23 @@ class HFChatModel:
         self._source = self._resolve_source()
         self._device = self._resolve_device(device)
 
+    @classmethod
+    def from_objects(cls, model, tokenizer, *, name: str = "<in-memory>", **kwargs) -> "HFChatModel":
+        """Wrap a model and tokenizer built in Python instead of loading them by name.
+
+        For benchmarks and notebooks: benchmarks/bench_gpu.py builds a model of
+        Qwen3-4B's shape with random weights and times it through this class,
+        so what it measures is the code production runs.
+        model: A transformers causal LM (moved to `device`).
+        tokenizer: Its tokenizer (set to left padding).
+        name (str): A label for messages; nothing is looked up under it.
+        kwargs: The generation settings of `__init__` (not the loading ones).
+        RETURNS (HFChatModel): Ready to generate, nothing left to load.
+        """
+        self = cls(name, local_files_only=False, gguf_file=None, **kwargs)
+        self._install(model, tokenizer)
+        return self
+
     # --- spacy-llm's model protocol ------------------------------------------
     def __call__(self, prompts: Iterable[Iterable[str]]) -> Iterable[List[str]]:
         """Replies per document to prompts per document, batched across documents.
@@ -214,6 +231,10 @@ class HFChatModel:
             model = AutoModelForCausalLM.from_pretrained(str(source), dtype=dtype, **common)
         except (OSError, ValueError) as e:
             raise LinkguardError(Errors.E200.format(name=self.name, detail=f"{type(e).__name__}: {e}")) from None
+        self._install(model, tok)
+
+    def _install(self, model, tok) -> None:
+        """Make `model` and `tok` the ones `generate` uses (after loading or `from_objects`)."""
         tok.padding_side = "left"  # generation continues at the right edge
         if tok.pad_token_id is None:
             tok.pad_token = tok.eos_token
