@@ -1,0 +1,485 @@
+"""Benchmark: linkguard.HF.v1 generation with a Qwen3-4B-shaped model; prints ONE JSON object.
+
+    python benchmarks/bench_gpu.py                      # on a GPU: Qwen3-4B shape, bf16
+    python benchmarks/bench_gpu.py --tiny               # a tiny config on the CPU (CI runs this)
+    python benchmarks/bench_gpu.py --variants dynamic,static --batch-sizes 1,64
+
+The cost of generating depends on the architecture, not on the weight values,
+so a `Qwen3ForCausalLM` built from Qwen3-4B's published configuration with
+random weights generates exactly as fast as the real model. It is driven
+through `HFChatModel` -- the same code `linkguard.HF.v1` runs in production
+(chat template, length sorting, left-padded batched `generate`, decoding) --
+with the SmolLM2 tokenizer from models/ (its ids, < 49,152, are all inside
+Qwen's vocabulary of 151,936).
+
+Workload: per-chunk (prompt tokens, completion tokens) as the CPU rewrite
+benchmark recorded them (`--workload`, the JSON of benchmarks/bench_rewrite.py
+or a file with a "chunks" list). Prompts of exactly those lengths are cut from
+the bundled ECHR texts. Random weights never emit an end token, so every
+completion is forced to a set length (min_new_tokens = max_new_tokens) and
+the benchmark times exactly the measured lengths: a batch runs as many decode
+steps as its longest recorded completion, as it would in production.
+
+Per batch size B (one warm-up, then `--repeats` timed runs, median), B chunks
+are taken at evenly spaced quantiles of the workload's prompt lengths:
+  - prefill: a run with one new token; prompt tokens / seconds;
+  - decode: (full run - prefill run); generated tokens (B x steps) / seconds,
+    and useful tokens (the recorded completion lengths) / seconds.
+From these rates and the rewrite benchmark's tokens per document, the JSON
+gives estimated GPU seconds per document for arity 1 and arity <= 3.
+
+This file imports neither spaCy nor spacy-llm (the GPU machine has neither).
+"""
+import argparse
+import inspect
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+# Qwen3-4B's published config.json (Qwen/Qwen3-4B): shape and positions.
+QWEN3_4B = dict(
+    hidden_size=2560,
+    intermediate_size=9728,
+    num_hidden_layers=36,
+    num_attention_heads=32,
+    num_key_value_heads=8,
+    head_dim=128,
+    vocab_size=151936,
+    max_position_embeddings=40960,
+    rope_theta=1_000_000.0,
+    rms_norm_eps=1e-6,
+    tie_word_embeddings=True,
+    hidden_act="silu",
+    attention_bias=False,
+)
+# Same layout, small enough for a CPU test.
+TINY = dict(QWEN3_4B, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+            num_attention_heads=4, num_key_value_heads=2, head_dim=16)
+PAPER_SECONDS_PER_DOC = {"arity_1": 15.5, "arity_le_3": 52.6}  # one GPU, Qwen3-4B
+DEFAULT_TOKENIZER = REPO / "models" / "SmolLM2-135M-Instruct-hf"
+DEFAULT_TEXTS = REPO / "assets" / "echr" / "queries.jsonl"
+# Tokenizer files only: the GPU machine gets these, never the weights.
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja",
+                   "special_tokens_map.json", "generation_config.json")
+
+
+# --- workload ------------------------------------------------------------------
+def load_workload(path: Path) -> Tuple[List[Tuple[int, int]], Dict[str, Any]]:
+    """Per-chunk (prompt_tokens, completion_tokens) and per-document stats from a JSON file.
+
+    Accepts the JSON of benchmarks/bench_rewrite.py or {"chunks": [{"prompt_tokens": P,
+    "completion_tokens": C}, ...], "per_document": {...}}.
+    RETURNS: (chunks, per-document stats keyed by arity label; may be empty).
+    RAISES: ValueError when the file holds no per-chunk lengths.
+    """
+    data = json.loads(Path(path).read_text(encoding="utf8"))
+    chunks = _find_chunks(data)
+    if not chunks:
+        raise ValueError(f"{path} holds no per-chunk prompt/completion token lengths")
+    return chunks, dict(data.get("per_document") or {})
+
+
+SUMMARY_KEYS = ("per_document", "per_doc", "total", "totals", "mean", "summary", "passes")
+
+
+def _find_chunks(data: Any) -> List[Tuple[int, int]]:
+    # Per-call records may be nested; take every dict that has both token
+    # counts, wherever it sits, except under keys that hold sums or means.
+    found: List[Tuple[int, int]] = []
+    if isinstance(data, dict):
+        if isinstance(data.get("prompt_tokens"), int) and isinstance(data.get("completion_tokens"), int):
+            return [(data["prompt_tokens"], data["completion_tokens"])]
+        for key, value in data.items():
+            if not any(k in str(key).lower() for k in SUMMARY_KEYS):
+                found.extend(_find_chunks(value))
+    elif isinstance(data, list):
+        for value in data:
+            found.extend(_find_chunks(value))
+    return [(p, c) for p, c in found if p > 0 and c > 0]
+
+
+def measure_workload(queries: Path, detections: Dict[str, Path], tokenizer_dir: Path,
+                     reasoning_words: int = 100) -> Dict[str, Any]:
+    """Chunk lengths without a rewrite run (the fallback when bench_rewrite's JSON is missing).
+
+    Renders the real prompt (linkguard.Rewrite.v1 with its bundled template and
+    examples, chat template of `tokenizer_dir`) over the flagged chunks of the
+    first pass, for the documents of `detections` ({arity label: JSONL written
+    by `python -m spacy_linkguard detect`}). The completion is estimated as the
+    chunk's tokens + `reasoning_words` words of reasoning (the prompt's cap) +
+    the JSON wrapper. Needs spaCy and spacy-llm (CPU side only).
+    RETURNS: {"chunks": [...], "per_document": {label: means}, "source": ...}.
+    """
+    from spacy_linkguard.llm.models.hf import HFChatModel
+    from spacy_linkguard.llm.tasks.rewrite.registry import make_rewrite_task
+
+    task = make_rewrite_task()
+    hf = HFChatModel(str(tokenizer_dir), device="cpu")
+    texts = {}
+    with open(queries, encoding="utf8") as f:
+        for line in f:
+            rec = json.loads(line)
+            texts[rec["id"]] = rec["text"]
+    reasoning = " ".join(["word"] * reasoning_words)
+    chunks: List[Dict[str, Any]] = []
+    per_document: Dict[str, Any] = {}
+    for label, path in detections.items():
+        docs = [json.loads(line) for line in open(path, encoding="utf8")]
+        totals = {"prompt_tokens": 0, "completion_tokens": 0, "llm_calls": 0}
+        for doc in docs:
+            spans = [(s["start_char"], s["end_char"]) for s in doc["spans"]]
+            for chunk in task.chunks(texts[doc["id"]], spans):
+                if not chunk.flagged:
+                    continue
+                prompt = hf.count_tokens(hf.format_prompt(task.render(chunk)))
+                answer = json.dumps({"text": chunk.text}, ensure_ascii=False)
+                # ~1.3 tokens a word of English reasoning; +1 for the end token.
+                completion = hf.count_tokens(answer) + int(1.3 * reasoning_words) + 1
+                chunks.append({"arity": label, "doc": doc["id"], "prompt_tokens": prompt,
+                               "completion_tokens": completion})
+                totals["prompt_tokens"] += prompt
+                totals["completion_tokens"] += completion
+                totals["llm_calls"] += 1
+        per_document[label] = {k: v / max(1, len(docs)) for k, v in totals.items()}
+        per_document[label]["documents"] = len(docs)
+    return {"source": f"measured by bench_gpu.py --measure-workload over {queries} "
+                      "(first pass only; completion = chunk + reasoning estimate)",
+            "reasoning_words": reasoning_words, "chunks": chunks, "per_document": per_document}
+
+
+def tiny_workload(n: int = 24, seed: int = 0) -> List[Tuple[int, int]]:
+    """A small spread of lengths for --tiny runs without a workload file."""
+    import random
+
+    rng = random.Random(seed)
+    return [(rng.randint(48, 96), rng.randint(4, 12)) for _ in range(n)]
+
+
+def pick_batch(workload: Sequence[Tuple[int, int]], size: int) -> List[Tuple[int, int]]:
+    """`size` chunks at evenly spaced quantiles of the prompt lengths (cycling when
+    the workload is smaller), so each batch has the workload's spread of lengths."""
+    ordered = sorted(workload)
+    n = len(ordered)
+    return [ordered[min(n - 1, int((i + 0.5) * n / size))] for i in range(size)]
+
+
+def padding_waste(workload: Sequence[Tuple[int, int]], batch_size: int, sort: bool) -> Dict[str, float]:
+    """Share of prompt and decode slots spent on padding when `workload` runs in
+    batches of `batch_size`, in workload order or sorted by prompt length (longest
+    first, as HFChatModel does). A batch pads prompts to its longest and decodes
+    for as many steps as its longest completion. Pure arithmetic, no model."""
+    items = sorted(workload, key=lambda pc: -pc[0]) if sort else list(workload)
+    p_used = p_slots = c_used = c_slots = 0
+    for b in range(0, len(items), batch_size):
+        batch = items[b : b + batch_size]
+        p_used += sum(p for p, _ in batch)
+        c_used += sum(c for _, c in batch)
+        p_slots += len(batch) * max(p for p, _ in batch)
+        c_slots += len(batch) * max(c for _, c in batch)
+    return {"prompt_padding_share": 1 - p_used / p_slots, "decode_padding_share": 1 - c_used / c_slots}
+
+
+# --- prompts of given lengths ----------------------------------------------------
+def filler_ids(tokenizer, texts_path: Path, limit_chars: int = 400_000) -> List[int]:
+    """Token ids of real court text (the bundled ECHR queries), to cut prompts from."""
+    texts, total = [], 0
+    with open(texts_path, encoding="utf8") as f:
+        for line in f:
+            text = json.loads(line)["text"]
+            texts.append(text)
+            total += len(text)
+            if total >= limit_chars:
+                break
+    return tokenizer("\n\n".join(texts), add_special_tokens=False)["input_ids"]
+
+
+def prompt_of_length(hf, ids: Sequence[int], target: int, offset: int) -> str:
+    """A user prompt whose chat-formatted form is `target` tokens long (+-2: BPE merges
+    at the cut may shift a token), cut from `ids` at `offset`."""
+    tok = hf.tokenizer
+    overhead = hf.count_tokens(hf.format_prompt("x")) - 1
+    k = max(1, target - overhead)
+    text = ""
+    for _ in range(6):
+        start = offset % max(1, len(ids) - k - 1)
+        text = tok.decode(ids[start : start + k], skip_special_tokens=True)
+        got = hf.count_tokens(hf.format_prompt(text))
+        if abs(got - target) <= 1:
+            break
+        k = max(1, k + target - got)
+    return text
+
+
+# --- the model ---------------------------------------------------------------------
+def build_model(shape: Dict[str, Any], tokenizer, device: str, dtype: str, seed: int):
+    """A Qwen3ForCausalLM of `shape` with random weights, built directly on `device`."""
+    import torch
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+
+    shape = dict(shape)
+    rope_theta = shape.pop("rope_theta")
+    config = Qwen3Config(
+        **shape,
+        rope_parameters={"rope_type": "default", "rope_theta": rope_theta},
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    if len(tokenizer) > config.vocab_size:
+        raise ValueError(f"tokenizer has {len(tokenizer)} ids, the model only {config.vocab_size}")
+    torch.manual_seed(seed)
+    torch_dtype = getattr(torch, dtype)
+    with torch.device(device):
+        model = Qwen3ForCausalLM._from_config(config, dtype=torch_dtype)
+    model.eval()
+    n_params = sum(p.numel() for p in model.parameters())
+    return model, config, n_params
+
+
+def make_hf(model, tokenizer, device: str, variant: str, batch_size: int, max_new_tokens: int):
+    """The production generation object around the built model (`HFChatModel.from_objects`)."""
+    from spacy_linkguard.llm.models.hf import HFChatModel
+
+    kwargs: Dict[str, Any] = dict(device=device, batch_size=batch_size, max_new_tokens=max_new_tokens,
+                                  temperature=1.2, seed=0)
+    model.generation_config.cache_implementation = None
+    static_option = "cache_implementation" in inspect.signature(HFChatModel.__init__).parameters
+    if variant == "static" and static_option:
+        kwargs["cache_implementation"] = "static"
+    hf = HFChatModel.from_objects(model, tokenizer, name="qwen3-4b-shape-random", **kwargs)
+    if variant == "static" and not static_option:
+        # Before HFChatModel had the option: the model's generation config
+        # carries it into the same production `generate` call.
+        model.generation_config.cache_implementation = "static"
+    return hf
+
+
+# --- timing ------------------------------------------------------------------------
+def _sync(device: str) -> None:
+    if device.startswith("cuda"):
+        import torch
+
+        torch.cuda.synchronize()
+
+
+def timed_generate(hf, prompts: List[str], new_tokens: int, device: str):
+    """Run production `generate` with every completion forced to `new_tokens`.
+
+    RETURNS: (seconds, generations).
+    """
+    hf.max_new_tokens = new_tokens
+    # min_new_tokens masks the stop ids until the limit: random weights would
+    # otherwise end a sequence by chance, and we time the recorded length.
+    hf.model.generation_config.min_new_tokens = new_tokens
+    hf.batch_size = len(prompts)
+    _sync(device)
+    start = time.perf_counter()
+    gens = hf.generate(prompts)
+    _sync(device)
+    return time.perf_counter() - start, gens
+
+
+def bench_batch(hf, prompts: List[str], chunks: List[Tuple[int, int]], device: str,
+                warmup: int, repeats: int) -> Dict[str, Any]:
+    """Time one batch: prefill-only runs and full runs; medians of `repeats`."""
+    steps = max(2, max(c for _, c in chunks))
+    warm = []  # the first includes one-off costs: CUDA context, kernels, torch.compile
+    for _ in range(warmup):
+        warm.append(timed_generate(hf, prompts, 1, device)[0] + timed_generate(hf, prompts, steps, device)[0])
+    pre, full = [], []
+    gens = []
+    for _ in range(repeats):
+        t, _ = timed_generate(hf, prompts, 1, device)
+        pre.append(t)
+        t, gens = timed_generate(hf, prompts, steps, device)
+        full.append(t)
+    prompt_tokens = sum(g.prompt_tokens for g in gens)
+    completion_lens = sorted({g.completion_tokens for g in gens})
+    t_pre, t_full = statistics.median(pre), statistics.median(full)
+    t_dec = max(t_full - t_pre, 1e-9)
+    generated = len(prompts) * (steps - 1)  # the prefill run already made one token
+    useful = sum(c for _, c in chunks)
+    return {
+        "batch_size": len(prompts),
+        "prompt_tokens": prompt_tokens,
+        "prompt_tokens_requested": sum(p for p, _ in chunks),
+        "max_prompt_tokens": max(g.prompt_tokens for g in gens),
+        "decode_steps": steps,
+        "completion_tokens_returned": completion_lens,
+        "useful_completion_tokens": useful,
+        "warmup_seconds": warm,
+        "prefill_seconds": t_pre,
+        "full_seconds": t_full,
+        "decode_seconds": t_dec,
+        "prefill_runs": pre,
+        "full_runs": full,
+        "prefill_tok_s": prompt_tokens / t_pre,
+        "decode_tok_s": generated / t_dec,
+        "useful_completion_tok_s": useful * (steps - 1) / steps / t_dec,
+        "ms_per_decode_step": 1000 * t_dec / (steps - 1),
+        "seconds_per_chunk": t_full / len(prompts),
+    }
+
+
+def estimate_per_document(per_doc: Dict[str, Any], rates: Dict[str, Any]) -> Dict[str, Any]:
+    """GPU seconds per document from tokens per document and measured rates.
+
+    per_doc: {label: {"prompt_tokens": P, "completion_tokens": C, "llm_calls": N}} per arity.
+    rates: one `bench_batch` result (the batch size production would run).
+    RETURNS: {label: {"seconds": P / prefill rate + C / useful decode rate, ...}}.
+    """
+    out = {}
+    for label, stats in per_doc.items():
+        p = float(stats.get("prompt_tokens", 0))
+        c = float(stats.get("completion_tokens", 0))
+        seconds = p / rates["prefill_tok_s"] + c / rates["useful_completion_tok_s"]
+        out[label] = {
+            "prompt_tokens": p,
+            "completion_tokens": c,
+            "llm_calls": stats.get("llm_calls"),
+            "batch_size": rates["batch_size"],
+            "seconds": seconds,
+            "paper_seconds": PAPER_SECONDS_PER_DOC.get(label),
+        }
+    return out
+
+
+def device_info(device: str) -> Dict[str, Any]:
+    import torch
+    import transformers
+
+    info: Dict[str, Any] = {"torch": torch.__version__, "transformers": transformers.__version__,
+                            "python": platform.python_version(), "device": device}
+    if device.startswith("cuda"):
+        props = torch.cuda.get_device_properties(0)
+        info.update(gpu=props.name, gpu_memory_gib=round(props.total_memory / 2**30, 1),
+                    multiprocessors=props.multi_processor_count)
+    else:
+        info.update(cpu=platform.processor() or platform.machine(), threads=torch.get_num_threads())
+    return info
+
+
+# --- main ------------------------------------------------------------------------
+def run(args) -> Dict[str, Any]:
+    import torch
+    from transformers import AutoTokenizer
+
+    device = args.device or ("cuda" if torch.cuda.is_available() and not args.tiny else "cpu")
+    dtype = args.dtype or ("bfloat16" if device.startswith("cuda") else "float32")
+    tokenizer = AutoTokenizer.from_pretrained(str(args.tokenizer), local_files_only=True)
+    if args.workload and Path(args.workload).is_file():
+        workload, per_doc = load_workload(Path(args.workload))
+        source = str(args.workload)
+    elif args.tiny:
+        workload, per_doc, source = tiny_workload(), {}, "synthetic (tiny)"
+    else:
+        raise SystemExit(f"no workload file {args.workload}: run benchmarks/bench_rewrite.py first")
+    if args.tiny:  # CPU-sized lengths, same spread; one thread: CI machines are shared
+        workload = [(max(16, p // 10), max(2, c // 25)) for p, c in workload]
+        torch.set_num_threads(1)
+    shape = TINY if args.tiny else QWEN3_4B
+    model, config, n_params = build_model(shape, tokenizer, device, dtype, args.seed)
+    ids = filler_ids(tokenizer, args.texts)
+    result: Dict[str, Any] = {
+        "benchmark": "gpu",
+        "config": "tiny" if args.tiny else "qwen3-4b-shape",
+        "model": {"class": type(model).__name__, "parameters": n_params, "dtype": dtype,
+                  **{k: getattr(config, k) for k in ("num_hidden_layers", "hidden_size",
+                     "num_attention_heads", "num_key_value_heads", "head_dim",
+                     "intermediate_size", "vocab_size", "max_position_embeddings",
+                     "tie_word_embeddings")},
+                  "rope_theta": config.rope_parameters["rope_theta"]},
+        "env": device_info(device),
+        "workload": {"source": source, "chunks": len(workload),
+                     "prompt_tokens_mean": statistics.mean(p for p, _ in workload),
+                     "completion_tokens_mean": statistics.mean(c for _, c in workload),
+                     "prompt_tokens_max": max(p for p, _ in workload),
+                     "completion_tokens_max": max(c for _, c in workload)},
+        "padding": {str(b): {"sorted": padding_waste(workload, b, True),
+                             "unsorted": padding_waste(workload, b, False)} for b in args.batch_sizes},
+        "warmup": args.warmup,
+        "repeats": args.repeats,
+        "variants": {},
+    }
+    for variant in args.variants:
+        rows = []
+        hf = make_hf(model, tokenizer, device, variant, max(args.batch_sizes), 1)
+        for b in args.batch_sizes:
+            chunks = pick_batch(workload, b)
+            prompts = [prompt_of_length(hf, ids, p, offset=997 * i) for i, (p, _) in enumerate(chunks)]
+            row = bench_batch(hf, prompts, chunks, device, args.warmup, args.repeats)
+            rows.append(row)
+            print(f"[{variant}] B={b:3d} prefill {row['prefill_tok_s']:10.0f} tok/s  "
+                  f"decode {row['decode_tok_s']:9.0f} tok/s  {row['ms_per_decode_step']:6.1f} ms/step  "
+                  f"full {row['full_seconds']:7.2f} s", file=sys.stderr, flush=True)
+        entry: Dict[str, Any] = {"batches": rows}
+        if per_doc:
+            best = max(rows, key=lambda r: r["batch_size"])
+            entry["per_document_estimate"] = estimate_per_document(per_doc, best)
+        result["variants"][variant] = entry
+        if device.startswith("cuda"):
+            result["variants"][variant]["max_memory_gib"] = round(torch.cuda.max_memory_allocated() / 2**30, 2)
+        if args.out:  # after each variant, so a run cut short still leaves numbers
+            write_json(args.out, result)
+    return result
+
+
+def write_json(path: Path, result: Dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=1) + "\n", encoding="utf8")
+
+
+def parse_args(argv: Optional[Sequence[str]] = None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tiny", action="store_true", help="tiny config on the CPU (tests)")
+    ap.add_argument("--tokenizer", type=Path, default=DEFAULT_TOKENIZER,
+                    help="folder with the chat model's tokenizer files (no weights needed)")
+    ap.add_argument("--workload", type=Path, default=REPO / "benchmarks" / "results" / "rewrite.json",
+                    help="per-chunk token lengths (bench_rewrite.py's JSON)")
+    ap.add_argument("--texts", type=Path, default=DEFAULT_TEXTS, help="JSONL of texts to cut prompts from")
+    ap.add_argument("--batch-sizes", type=lambda s: [int(x) for x in s.split(",")], default=None)
+    ap.add_argument("--variants", type=lambda s: s.split(","), default=["dynamic"],
+                    help="dynamic (default KV cache), static (static KV cache + torch.compile)")
+    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--repeats", type=int, default=None)
+    ap.add_argument("--device", default=None)
+    ap.add_argument("--dtype", default=None)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", type=Path, default=None, help="also write the JSON here")
+    ap.add_argument("--measure-workload", action="store_true",
+                    help="CPU only: render real prompts over flagged chunks of --texts and print "
+                         "their lengths (the fallback workload when bench_rewrite's JSON is missing)")
+    ap.add_argument("--detections", default="",
+                    help="with --measure-workload: LABEL=detect.jsonl[,LABEL=...], e.g. "
+                         "arity_1=a1.jsonl,arity_le_3=a3.jsonl")
+    args = ap.parse_args(argv)
+    if args.batch_sizes is None:
+        args.batch_sizes = [1, 4] if args.tiny else [1, 8, 32, 64]
+    if args.repeats is None:
+        args.repeats = 1 if args.tiny else 3
+    return args
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    args = parse_args(argv)
+    if args.measure_workload:
+        detections = dict(item.split("=", 1) for item in args.detections.split(","))
+        result = measure_workload(args.texts, {k: Path(v) for k, v in detections.items()}, args.tokenizer)
+    else:
+        result = run(args)
+    if args.out:
+        write_json(args.out, result)
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
