@@ -1,9 +1,10 @@
-"""Registration of `linkguard.HF.v1` (entry point group `thinc_llm_models`)."""
+"""Registration of `linkguard.HF.v1` and `linkguard.OpenAI.v1` (entry point group `thinc_llm_models`)."""
 from typing import Any, Dict, List, Optional
 
 from spacy_llm.registry import registry
 
 from .hf import HFChatModel
+from .openai import OpenAIChatModel
 
 
 @registry.llm_models("linkguard.HF.v1")
@@ -46,4 +47,43 @@ def make_hf_model(
         chat_template_kwargs=chat_template_kwargs,
         stop_strings=stop_strings,
         trust_remote_code=trust_remote_code,
+    )
+
+
+@registry.llm_models("linkguard.OpenAI.v1")
+def make_openai_model(
+    name: str,
+    base_url: str = "http://127.0.0.1:8000/v1",
+    api_key_env: Optional[str] = "OPENAI_API_KEY",
+    temperature: float = 1.2,
+    top_p: float = 1.0,
+    max_new_tokens: int = 512,
+    seed: int = 0,
+    concurrency: int = 8,
+    timeout: float = 120.0,
+    max_retries: int = 3,
+    system_prompt: Optional[str] = None,
+    stop_strings: Optional[List[str]] = None,
+    extra_body: Optional[Dict[str, Any]] = None,
+) -> OpenAIChatModel:
+    """linkguard.OpenAI.v1: an OpenAI-compatible chat-completions server (vLLM,
+    llama.cpp, TGI). See `OpenAIChatModel` for the arguments.
+
+    RAISES: LinkguardError E207 (bad setting); at generation E240 (no reply),
+        E241 (error status), E242 (not a chat completion).
+    """
+    return OpenAIChatModel(
+        name,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        temperature=temperature,
+        top_p=top_p,
+        max_new_tokens=max_new_tokens,
+        seed=seed,
+        concurrency=concurrency,
+        timeout=timeout,
+        max_retries=max_retries,
+        system_prompt=system_prompt,
+        stop_strings=stop_strings,
+        extra_body=extra_body,
     )
