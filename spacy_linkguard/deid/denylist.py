@@ -6,8 +6,9 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple, Union
 
 _SPACES = re.compile(r"\s+")
 _LEADING_THE = re.compile(r"^the\s+")
-# Words of a phrase for the generic-word test; a possessive "'s" is not a word.
-_GENERIC_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*(?<!'s)(?<!’s)")
+# Words of a phrase for the generic-word test (numbers included, so "1932
+# and 1934" is not "generic"); a possessive "'s" is not a word.
+_GENERIC_WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*(?<!'s)(?<!’s)")
 _EDGE_PUNCT = "\"'“”‘’()[],.;:"
 
 

@@ -18,6 +18,7 @@ def test_deny_list_rules():
     assert deny.denies("Article 6 § 1")
     assert deny.denies("the Supreme Court")
     assert not deny.denies("the Ankara Supreme Court")  # "Ankara" is not generic
+    assert not deny.denies("1932 of 1934")  # numbers are never generic words
     assert deny.denies("the same day", "DATE_TIME")
     assert not deny.denies("the same day", "PERSON")
     assert not deny.denies("İzmir", "DATE_TIME")  # capital: a name the model mislabelled
