@@ -19,10 +19,10 @@ def make_lexical(
     max_senses: int = 3,
     tagged_senses_only: bool = True,
     max_synonyms: int = 5,
-    max_candidates: int = 16,
+    max_candidates: int = 8,
     drop_modifiers: bool = True,
     max_synonym_words: int = 3,
-    context_tokens: int = 16,
+    context_tokens: int = 12,
     placeholder: str = "[REDACTED]",
 ) -> LexicalParaphraser:
     """linkguard.Lexical.v1: handcrafted WordNet paraphrasing, as a rewriting

@@ -163,3 +163,51 @@ def make_linkguard_rewrite(
         detector_component=detector_component,
         batch_size=batch_size,
     )
+
+
+# --- linkguard_lexical_rewrite (spacy_linkguard/baselines/component.py) ------
+@Language.factory(
+    "linkguard_lexical_rewrite",
+    default_config={
+        "lexical": {"@misc": "linkguard.Lexical.v1"},
+        "index": None,
+        "k": 2,
+        "max_arity": 3,
+        "max_passes": 3,
+        "guarantee": True,
+        "seed": 0,
+        "sentences_per_chunk": 3,
+        "max_chunk_chars": 1200,
+        "detector_component": "linkguard",
+        "batch_size": 8,
+    },
+    assigns=[
+        "doc._.linkguard_text",
+        "doc._.linkguard_passes",
+        "doc._.linkguard_forced_redactions",
+        "doc._.linkguard_rewrite_safe",
+    ],
+)
+def make_linkguard_lexical_rewrite(
+    nlp: Language,
+    name: str,
+    lexical: Any,
+    index: Optional[str],
+    k: int,
+    max_arity: int,
+    max_passes: int,
+    guarantee: bool,
+    seed: int,
+    sentences_per_chunk: int,
+    max_chunk_chars: int,
+    detector_component: str,
+    batch_size: int,
+):
+    """linkguard_rewrite with WordNet paraphrasing instead of an LLM (see baselines/component.py)."""
+    from ..baselines.component import LinkguardLexicalRewrite
+
+    return LinkguardLexicalRewrite(
+        nlp, name, lexical=lexical, index=index, k=k, max_arity=max_arity, max_passes=max_passes,
+        guarantee=guarantee, seed=seed, sentences_per_chunk=sentences_per_chunk,
+        max_chunk_chars=max_chunk_chars, detector_component=detector_component, batch_size=batch_size,
+    )

@@ -1,0 +1,64 @@
+"""The `linkguard_lexical_rewrite` component (real spaCy tagger and WordNet, cheap scorer)."""
+import pytest
+import spacy
+
+from spacy_linkguard.baselines.component import LinkguardLexicalRewrite
+from spacy_linkguard.baselines.paraphraser import LexicalParaphraser
+from spacy_linkguard.detect import Detector
+from spacy_linkguard.index import NgramIndex
+
+pytestmark = pytest.mark.slow  # loads the spaCy pipeline
+
+COLLECTION = [
+    ("a", "The applicant lodged a complaint with the regional court in Vienna. "
+          "The judges quickly rejected the complaint as unfounded."),
+    ("b", "The lawyers examined the documents carefully and found serious errors."),
+    ("c", "The applicant lodged a complaint. The judges rejected the complaint."),
+    ("d", "The lawyers examined the documents and found errors with the court."),
+]
+QUERIES = [
+    "The applicant lodged a complaint with the regional court in [REDACTED]. "
+    "The judges quickly rejected the complaint as unfounded.",
+    "The lawyers examined the documents carefully and found serious errors.",
+]
+
+
+@pytest.fixture(scope="module")
+def index_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("lexical_component") / "idx"
+    NgramIndex.build([{"id": i, "text": t} for i, t in COLLECTION], path, progress=False)
+    return path
+
+
+def _pipeline(index_path, nlp, cheap_scorer, **cfg):
+    pipeline = spacy.blank("en")
+    pipe = pipeline.add_pipe("linkguard_lexical_rewrite", config={
+        "index": str(index_path), "lexical": {"@misc": "linkguard.Lexical.v1", "seed": 3}, **cfg})
+    # The tagger of the fixture and the cheap scorer, instead of loading them again.
+    pipe.model._nlp = nlp
+    pipe.model.scorer = cheap_scorer
+    return pipeline, pipe
+
+
+def test_component_rewrites_until_safe(index_path, nlp, cheap_scorer):
+    pipeline, pipe = _pipeline(index_path, nlp, cheap_scorer, max_passes=2)
+    assert isinstance(pipe, LinkguardLexicalRewrite) and isinstance(pipe.model, LexicalParaphraser)
+    detector = Detector(NgramIndex.load(index_path), k=2, max_arity=3)
+    docs = list(pipeline.pipe(QUERIES))
+    for doc, text in zip(docs, QUERIES):
+        assert doc.text == text  # the Doc keeps its text; the released one is an extension
+        assert doc._.linkguard_rewrite_safe and detector.detect(doc._.linkguard_text).safe
+        assert doc._.linkguard_text != text
+        assert doc._.linkguard_passes and all(p["llm_calls"] == 0 for p in doc._.linkguard_passes)
+        assert doc._.linkguard_passes[0]["spans_removed"] > 0
+
+
+def test_component_settings_round_trip(index_path, nlp, cheap_scorer, tmp_path):
+    pipeline, pipe = _pipeline(index_path, nlp, cheap_scorer, guarantee=False, seed=9, max_chunk_chars=300)
+    pipe.to_disk(tmp_path / "pipe")
+    _, other = _pipeline(index_path, nlp, cheap_scorer)
+    other.from_disk(tmp_path / "pipe")
+    assert other.cfg == pipe.cfg
+    assert other.loop.seed == 9 and other.loop.guarantee is False
+    assert other.loop.task.chunking.max_chunk_chars == 300
+    assert other.from_bytes(pipe.to_bytes()).cfg["seed"] == 9
