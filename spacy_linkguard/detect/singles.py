@@ -1,8 +1,6 @@
 """Arity 1: which minimal rare N-gram occurrences to report (SPEC.md "Single N-grams")."""
 from typing import List
 
-import numpy as np
-
 from .occurrences import Occurrence
 
 
@@ -17,12 +15,13 @@ def choose_rare_spans(minimal_rare: List[Occurrence], n_tokens: int) -> List[Occ
     n_tokens (int): Number of N-gram tokens of the text.
     RETURNS (List[Occurrence]): The chosen occurrences, in text order.
     """
-    taken = np.zeros(n_tokens, dtype=bool)
+    # A plain list: slices of 1..8 items are cheaper than numpy calls.
+    taken = [False] * n_tokens
     chosen: List[Occurrence] = []
     for occ in sorted(minimal_rare, key=lambda o: (o[1], o[0])):
         first, n = occ[0], occ[1]
-        if not taken[first : first + n].any():
-            taken[first : first + n] = True
+        if not any(taken[first : first + n]):
+            taken[first : first + n] = [True] * n
             chosen.append(occ)
     chosen.sort(key=lambda o: o[0])
     return chosen
