@@ -1,0 +1,243 @@
+"""project.yml: every path a step reads or writes is declared, steps come in an
+order that makes their inputs, and `spacy project run all` works end to end on
+tiny vars (canned LLM replies for the rewrite steps, the real SmolLM2 in one step)."""
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PATH_EXTENSIONS = (".jsonl", ".json", ".cfg", ".png", ".html", ".md", ".py", ".jinja")
+
+
+def load_project(overrides=None):
+    from weasel.util import load_project_config
+
+    return load_project_config(REPO, overrides=overrides or {})
+
+
+def norm(path: str) -> str:
+    return os.path.normpath(path)
+
+
+def covered(path: str, declared) -> bool:
+    """True when `path` is a declared path or lies under a declared folder."""
+    p = norm(path)
+    return any(p == d or p.startswith(d + os.sep) for d in declared)
+
+
+def script_paths(script_line: str):
+    """Path-like arguments of one script line (KEY=PATH values included)."""
+    out = []
+    for tok in shlex.split(script_line)[1:]:
+        if tok.startswith("-"):
+            continue
+        if "=" in tok:
+            tok = tok.split("=", 1)[1]
+        if "/" in tok or tok.endswith(PATH_EXTENSIONS):
+            if tok.startswith("spacy_linkguard") and "/" not in tok:
+                continue  # the module name after `python -m`
+            out.append(tok)
+    return out
+
+
+@pytest.fixture(params=[{}, {"vars.dataset": "wiki"}], ids=["echr", "wiki"])
+def project(request):
+    return load_project(request.param)
+
+
+def test_commands_have_help_script_deps_outputs(project):
+    names = [c["name"] for c in project["commands"]]
+    assert project["workflows"]["all"] == [n for n in project["workflows"]["all"] if n in names]
+    for cmd in project["commands"]:
+        for key in ("help", "script", "deps", "outputs"):
+            assert cmd.get(key), f"{cmd['name']} has no {key}"
+
+
+def test_every_path_a_step_touches_is_declared(project):
+    for cmd in project["commands"]:
+        declared = [norm(p) for p in cmd["deps"] + cmd["outputs"] + cmd.get("outputs_no_cache", [])]
+        tokens = []
+        for line in cmd["script"]:
+            for path in script_paths(line):
+                tokens.append(norm(path))
+                # An output folder argument (e.g. the report's OUT_DIR) is fine when
+                # what the step writes inside it is declared.
+                is_out_dir = any(norm(o).startswith(norm(path) + os.sep) for o in cmd["outputs"])
+                assert covered(path, declared) or is_out_dir, f"{cmd['name']}: {path} is read or written but not declared"
+        # The other way round: a declared output must be written by the script
+        # (catches outputs pointing at a misspelled folder).
+        for out in cmd["outputs"] + cmd.get("outputs_no_cache", []):
+            assert covered(out, tokens) or norm(out) in [norm(t) for line in cmd["script"] for t in shlex.split(line)], (
+                f"{cmd['name']}: output {out} is not written by its script")
+
+
+def test_steps_come_after_the_steps_that_make_their_inputs(project):
+    commands = {c["name"]: c for c in project["commands"]}
+    made = []
+    for name in project["workflows"]["all"]:
+        cmd = commands[name]
+        for dep in cmd["deps"]:
+            in_repo = (REPO / dep).exists() and not covered(dep, made)
+            assert in_repo or covered(dep, made), f"{name}: {dep} is neither in the repository nor made by an earlier step"
+            if in_repo and not norm(dep).startswith(("assets", "configs")):
+                assert (REPO / dep).is_file(), f"{name}: source dependency {dep} is missing"
+        made.extend(norm(o) for o in cmd["outputs"] + cmd.get("outputs_no_cache", []))
+
+
+def test_every_declared_source_file_exists():
+    for cmd in load_project()["commands"]:
+        for dep in cmd["deps"]:
+            if dep.startswith(("spacy_linkguard/", "configs/", "./configs/")):
+                assert (REPO / dep).is_file(), f"{cmd['name']}: {dep} does not exist"
+
+
+def test_assets_are_checksummed():
+    from weasel.util import get_checksum
+
+    for asset in load_project()["assets"]:
+        if asset.get("extra"):
+            assert asset["url"].startswith("https://")
+            continue
+        assert get_checksum(REPO / asset["dest"]) == asset["checksum"], asset["dest"]
+
+
+def test_gpu_config_is_one_var_away():
+    proj = load_project({"vars.llm_config": "configs/rewrite_qwen3.cfg"})
+    rewrite = next(c for c in proj["commands"] if c["name"] == "rewrite-arity3")
+    assert "configs/rewrite_qwen3.cfg" in " ".join(rewrite["script"])
+    assert (REPO / "configs/rewrite_qwen3.cfg").is_file()
+
+
+# --- end to end ------------------------------------------------------------------
+
+# CANNED replies for the rewrite steps of the end-to-end test: the model
+# replaces every listed span by the placeholder. This tests the workflow's
+# plumbing, not any model's quality. Loaded in every subprocess through
+# sitecustomize on PYTHONPATH.
+CANNED_SITECUSTOMIZE = '''
+import json, re
+try:
+    from spacy_llm.registry import registry
+except Exception:  # spacy-llm missing: nothing to register
+    registry = None
+
+
+class CannedReplies:
+    """CANNED (test only): every listed span -> [REDACTED]; no span list -> unchanged."""
+
+    def __call__(self, prompts):
+        out = []
+        for batch in prompts:
+            replies = []
+            for prompt in batch:
+                raw = prompt.rsplit("Input: ", 1)[-1].strip()
+                try:
+                    obj = json.loads(raw)
+                except ValueError:
+                    replies.append("no json")
+                    continue
+                text = obj.get("text", "")
+                for span in sorted(obj.get("spans", []), key=len, reverse=True):
+                    text = re.sub(re.escape(span), "[REDACTED]", text, flags=re.I)
+                replies.append("Canned.\\n" + json.dumps({"text": text}))
+            out.append(replies)
+        return out
+
+
+if registry is not None and "linkguard_e2e.Canned.v1" not in registry.llm_models.get_all():
+    @registry.llm_models("linkguard_e2e.Canned.v1")
+    def make_canned():
+        return CannedReplies()
+'''
+
+
+def tiny_corpus(dest: Path, n_queries: int = 2, n_other: int = 20, words: int = 120):
+    """A tiny echr-like corpus: the first words of real queries, their originals, and other cases."""
+    src = REPO / "assets" / "echr"
+    queries = [json.loads(line) for line in (src / "queries.jsonl").open()][:n_queries]
+    ids = {q["id"] for q in queries}
+    coll = []
+    for line in (src / "collection.jsonl").open():
+        rec = json.loads(line)
+        if rec["id"] in ids or (len(coll) < n_queries + n_other and "/" not in rec["id"]):
+            coll.append(rec)
+    def cut(text):
+        return " ".join(text.split(" ")[:words])
+    dest.mkdir(parents=True)
+    with (dest / "queries.jsonl").open("w") as f:
+        for q in queries:
+            f.write(json.dumps({"id": q["id"], "text": cut(q["text"]), "meta": q.get("meta", {})}) + "\n")
+    with (dest / "collection.jsonl").open("w") as f:
+        for r in coll:
+            f.write(json.dumps({"id": r["id"], "text": cut(r["text"])}) + "\n")
+
+
+@pytest.mark.slow
+def test_project_run_all_end_to_end(tmp_path):
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    shutil.copy(REPO / "project.yml", proj / "project.yml")
+    shutil.copytree(REPO / "configs", proj / "configs")
+    os.symlink(REPO / "spacy_linkguard", proj / "spacy_linkguard")
+    (REPO / "models").mkdir(exist_ok=True)
+    os.symlink(REPO / "models", proj / "models")  # models extracted once, shared with the repository
+    tiny_corpus(proj / "assets" / "echr")
+    cfg = (REPO / "configs" / "rewrite_cpu.cfg").read_text()
+    canned = re.sub(r"\[components\.linkguard_rewrite\.model\]\n(?:[^\[\n].*\n?)*",
+                    '[components.linkguard_rewrite.model]\n@llm_models = "linkguard_e2e.Canned.v1"\n\n', cfg)
+    assert "linkguard_e2e.Canned.v1" in canned
+    (proj / "configs" / "rewrite_canned.cfg").write_text(canned)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(CANNED_SITECUSTOMIZE)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
+           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    overrides = ["--vars.n_eval_docs", "2", "--vars.llm_config", "configs/rewrite_canned.cfg",
+                 "--vars.nospans_llm_config", "configs/rewrite_cpu.cfg", "--vars.nospans_passes", "1",
+                 "--vars.lexical_passes", "1", "--vars.fig3_levels", "0,0.5", "--vars.fig3_ks", "1,5"]
+    run = subprocess.run([sys.executable, "-m", "weasel", "run", "all", str(proj), *overrides],
+                         cwd=proj, env=env, capture_output=True, text=True, timeout=1200)
+    assert run.returncode == 0, (run.stdout[-4000:], run.stderr[-4000:])
+
+    report = proj / "reports" / "echr"
+    md = (report / "report.md").read_text()
+    results = json.loads((report / "results.json").read_text())
+    from spacy_linkguard.eval.report import table_labels
+    from spacy_linkguard.eval.systems import SYSTEMS
+
+    labels = table_labels(md)
+    for s in SYSTEMS:
+        assert labels.count(s.label) == 2, s.label
+    rows = {r["key"]: r for r in results["systems"]}
+    assert set(rows) == {s.key for s in SYSTEMS}
+    for key, row in rows.items():
+        assert row["n_docs"] == 2
+        for name in ("linkable_prop_a1", "linkable_prop_a3", "linkage_rate_a1", "linkage_rate_a3", "edit_volume"):
+            assert row[name] is None or 0.0 <= row[name] <= 1.0, (key, name, row[name])
+        sim = row["similarity"]["all-MiniLM-L6-v2"]
+        assert -1.0 <= sim <= 1.0 + 1e-6
+        assert row["perplexity"] is not None and row["perplexity"] >= 1.0
+    assert rows["input"]["linkable_prop_a1"] == 1.0
+    # Guarantee mode: the rewrite loop's outputs are safe, so nothing flagged survives.
+    assert rows["llm_a3"]["linkage_rate_a3"] == 0.0 and rows["llm_a3"]["linkable_prop_a3"] == 0.0
+    assert rows["llm_a1"]["linkage_rate_a1"] == 0.0
+    assert rows["llm_nospans"]["llm_calls"] >= 1  # the real SmolLM2 was called
+    for png in ("figure2.png", "figure3.png"):
+        assert (report / png).read_bytes()[:4] == b"\x89PNG"
+    assert "DP-MLM" in (report / "report.html").read_text()
+    for href in re.findall(r"\]\((docs/[^)]+)\)", md):
+        assert (report / href).is_file()
+
+    # A second run skips every step: all inputs and outputs are declared.
+    again = subprocess.run([sys.executable, "-m", "weasel", "run", "all", str(proj), *overrides],
+                           cwd=proj, env=env, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0
+    skipped = again.stdout.count("nothing changed")
+    assert skipped == len(load_project()["workflows"]["all"]), again.stdout[-3000:]
