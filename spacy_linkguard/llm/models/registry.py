@@ -24,6 +24,7 @@ def make_hf_model(
     chat_template_kwargs: Optional[Dict[str, Any]] = None,
     stop_strings: Optional[List[str]] = None,
     trust_remote_code: bool = False,
+    cache_implementation: Optional[str] = None,
 ) -> HFChatModel:
     """linkguard.HF.v1: any Hugging Face causal LM through its chat template,
     batched. See `HFChatModel` for the arguments.
@@ -47,6 +48,7 @@ def make_hf_model(
         chat_template_kwargs=chat_template_kwargs,
         stop_strings=stop_strings,
         trust_remote_code=trust_remote_code,
+        cache_implementation=cache_implementation,
     )
 
 
