@@ -33,6 +33,7 @@ class Analysis:
     candidate_df: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     candidate_occurrences: List[List[Occurrence]] = field(default_factory=list)
     postings: List[np.ndarray] = field(default_factory=list)
+    bitmaps: List[Any] = field(default_factory=list)  # the same, as the index returned them
     incidence: Optional[Incidence] = None
     pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
     pair_sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
@@ -113,7 +114,8 @@ class Detector:
         n = len(res.candidates)
         if self.max_arity < 2 or n < 2:
             return res
-        res.postings = [_as_array(p) for p in self.index.key_postings(res.candidates)]
+        res.bitmaps = list(self.index.key_postings(res.candidates))
+        res.postings = [_as_array(p) for p in res.bitmaps]
         inc = build_incidence(res.postings, min_members=2)
         res.incidence = inc
         counts = pair_counts(inc)
@@ -191,10 +193,10 @@ class Detector:
             members, size = res.pairs[combo_id], res.pair_sizes[combo_id]
         else:
             members, size = res.triples[combo_id - n_pairs], res.triple_sizes[combo_id - n_pairs]
-        common = res.postings[candidate]
+        common = None
         partners = []
         for m in members.tolist():
-            common = np.intersect1d(common, res.postings[m], assume_unique=True)
+            common = _intersect(common, res.bitmaps[m])
             if m != candidate:
                 first, n, key, _ = res.candidate_occurrences[m][0]
                 start, end = res.occurrences.char_span(first, n)
@@ -230,6 +232,15 @@ class _DocFreqCache:
                 self.memo = {}
             self.memo.update(new)
         return np.asarray(found, dtype=np.int64)
+
+
+def _intersect(a: Any, b: Any) -> Any:
+    """Intersection of two posting lists (pyroaring BitMaps, or any int sequences)."""
+    if a is None:
+        return b
+    if hasattr(a, "intersection_cardinality"):
+        return a & b
+    return np.intersect1d(_as_array(a), _as_array(b))
 
 
 def _as_array(postings: Any) -> np.ndarray:
