@@ -83,3 +83,45 @@ def test_static_cache_pads_short_batches_and_changes_no_token(parts, monkeypatch
 def test_unknown_cache_implementation_is_a_coded_error(tmp_path):
     with pytest.raises(LinkguardError, match="E207.*cache_implementation"):
         HFChatModel(str(tmp_path), cache_implementation="paged")
+
+
+def test_grouped_sdpa_gives_the_same_logits_as_sdpa_and_is_used(parts, monkeypatch):
+    import torch
+    from transformers import AttentionInterface
+
+    from spacy_linkguard.llm.models import attention
+
+    model, tok = parts
+    tok.padding_side = "left"
+    enc = tok(PROMPTS[:3], return_tensors="pt", padding=True)  # left padding: decode steps carry a mask
+    name = attention.register()
+    grouped_calls = []
+
+    def spy(module, query, key, value, mask, **kwargs):
+        if query.shape[2] == 1 and mask is not None:
+            grouped_calls.append(query.shape)
+        return attention.grouped_sdpa_attention(module, query, key, value, mask, **kwargs)
+
+    AttentionInterface.register(name, spy)
+    try:
+        logits = {}
+        for impl in ("sdpa", name):
+            model.set_attn_implementation(impl)
+            out = model.generate(**enc, max_new_tokens=5, min_new_tokens=5, do_sample=False, output_logits=True,
+                                 return_dict_in_generate=True, pad_token_id=tok.pad_token_id)
+            logits[impl] = torch.stack(out.logits)
+    finally:
+        AttentionInterface.register(name, attention.grouped_sdpa_attention)
+        model.set_attn_implementation("sdpa")
+    assert grouped_calls, "the grouped path never ran"
+    assert torch.allclose(logits["sdpa"], logits[name], rtol=0, atol=1e-9)
+
+
+def test_grouped_sdpa_with_static_cache_changes_no_token(parts):
+    reference = _greedy(parts, batch_size=4).generate(PROMPTS)
+    fast = _greedy(parts, batch_size=4, cache_implementation="static", attn_implementation="grouped_sdpa")
+    try:
+        gens = fast.generate(PROMPTS)
+    finally:
+        parts[0].set_attn_implementation("sdpa")
+    assert [(g.text, g.completion_tokens) for g in gens] == [(g.text, g.completion_tokens) for g in reference]

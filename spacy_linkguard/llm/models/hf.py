@@ -57,6 +57,11 @@ class HFChatModel:
         decoding for a Qwen3-4B-sized model (benchmarks/results/gpu.md) after a
         one-off compile per batch size. Short batches are then padded up to a
         power of two, so that few batch sizes (hence compiles) ever occur.
+    attn_implementation (Optional[str]): None keeps the model's (SDPA);
+        "grouped_sdpa" runs masked decode steps of grouped-query models
+        without copying the KV cache per query head (`attention.py`; same
+        result, less memory traffic at large batches); any other transformers
+        name ("eager", "sdpa", "flash_attention_2", ...) is passed on.
     """
 
     def __init__(
@@ -78,6 +83,7 @@ class HFChatModel:
         stop_strings: Optional[List[str]] = None,
         trust_remote_code: bool = False,
         cache_implementation: Optional[str] = None,
+        attn_implementation: Optional[str] = None,
     ):
         if dtype not in DTYPES:
             raise LinkguardError(Errors.E201.format(value=dtype, name=name, options=", ".join(DTYPES)))
@@ -109,6 +115,7 @@ class HFChatModel:
                                    value=cache_implementation)
             )
         self.cache_implementation = cache_implementation
+        self.attn_implementation = attn_implementation
         self.n_calls = 0
         self._model = None
         self._tokenizer = None
@@ -265,6 +272,11 @@ class HFChatModel:
             tok.pad_token = tok.eos_token
         model.to(self._device)
         model.eval()
+        if self.attn_implementation:
+            from .attention import register
+
+            grouped = self.attn_implementation == "grouped_sdpa"
+            model.set_attn_implementation(register() if grouped else self.attn_implementation)
         stop = {model.generation_config.eos_token_id, tok.eos_token_id}
         stop = {t for s in stop for t in (s if isinstance(s, list) else [s]) if t is not None}
         vocab = tok.get_vocab()

@@ -25,6 +25,7 @@ def make_hf_model(
     stop_strings: Optional[List[str]] = None,
     trust_remote_code: bool = False,
     cache_implementation: Optional[str] = None,
+    attn_implementation: Optional[str] = None,
 ) -> HFChatModel:
     """linkguard.HF.v1: any Hugging Face causal LM through its chat template,
     batched. See `HFChatModel` for the arguments.
@@ -49,6 +50,7 @@ def make_hf_model(
         stop_strings=stop_strings,
         trust_remote_code=trust_remote_code,
         cache_implementation=cache_implementation,
+        attn_implementation=attn_implementation,
     )
 
 
