@@ -246,17 +246,35 @@ def build_model(shape: Dict[str, Any], tokenizer, device: str, dtype: str, seed:
 
 
 def make_hf(model, tokenizer, device: str, variant: str, batch_size: int, max_new_tokens: int):
-    """The production generation object around the built model (`HFChatModel.from_objects`)."""
+    """The production generation object around the built model (`HFChatModel.from_objects`).
+
+    variant: "+"-joined options: "dynamic" or "static" (KV cache), "grouped"
+    (attn_implementation = "grouped_sdpa"), e.g. "static+grouped".
+    """
+    import torch
+
     from spacy_linkguard.llm.models.hf import HFChatModel
 
+    options = set(variant.split("+"))
+    unknown = options - {"dynamic", "static", "grouped"}
+    if unknown:
+        raise SystemExit(f"unknown variant option(s) {sorted(unknown)} in {variant!r}")
     kwargs: Dict[str, Any] = dict(device=device, batch_size=batch_size, max_new_tokens=max_new_tokens,
                                   temperature=1.2, seed=0)
+    # Each variant starts from the stock model: no compiled step, SDPA attention.
+    torch._dynamo.reset()
+    for attr in ("_compiled_call", "_last_compile_config", "_previous_max_cache_length"):
+        if hasattr(model, attr):
+            delattr(model, attr)
+    model.set_attn_implementation("sdpa")
     model.generation_config.cache_implementation = None
-    static_option = "cache_implementation" in inspect.signature(HFChatModel.__init__).parameters
-    if variant == "static" and static_option:
+    params = inspect.signature(HFChatModel.__init__).parameters
+    if "static" in options and "cache_implementation" in params:
         kwargs["cache_implementation"] = "static"
+    if "grouped" in options:
+        kwargs["attn_implementation"] = "grouped_sdpa"
     hf = HFChatModel.from_objects(model, tokenizer, name="qwen3-4b-shape-random", **kwargs)
-    if variant == "static" and not static_option:
+    if "static" in options and "cache_implementation" not in params:
         # Before HFChatModel had the option: the model's generation config
         # carries it into the same production `generate` call.
         model.generation_config.cache_implementation = "static"
@@ -448,7 +466,8 @@ def parse_args(argv: Optional[Sequence[str]] = None):
     ap.add_argument("--texts", type=Path, default=DEFAULT_TEXTS, help="JSONL of texts to cut prompts from")
     ap.add_argument("--batch-sizes", type=lambda s: [int(x) for x in s.split(",")], default=None)
     ap.add_argument("--variants", type=lambda s: s.split(","), default=["dynamic"],
-                    help="dynamic (default KV cache), static (static KV cache + torch.compile)")
+                    help="comma-separated; each is dynamic (default KV cache) or static (static KV "
+                         "cache + torch.compile), optionally +grouped (grouped_sdpa attention)")
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--repeats", type=int, default=None)
     ap.add_argument("--device", default=None)
