@@ -30,7 +30,6 @@ from ..deid.spans import PiiSpan, merge_overlaps
 from ..errors import Errors, LinkguardError, LinkguardWarning, Warnings
 
 
-
 def install_extensions() -> None:
     """Register the Doc/Span extensions once (guarded, safe to call again)."""
     for name, default in (("deidentified_text", None), ("deid_regions", None), ("deid_report", None)):
@@ -54,7 +53,8 @@ def _conf_path(value: Optional[str], default: str) -> Path:
 class DeidComponent:
     """Detect PII with Presidio on the pipeline's own Doc and mask it.
 
-    Keyword-only settings (see DEFAULT_CONFIG_STR for the defaults):
+    Keyword-only settings (defaults: the `linkguard_deid` factory in
+    pipeline/factories.py, and the README section "De-identification"):
     entities (Optional[List[str]]): Entity types to report (None: all the
         recognizers know).
     score_threshold (float): Minimum Presidio score, 0..1.

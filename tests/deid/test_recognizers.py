@@ -41,6 +41,7 @@ POSITIVE = [
     ("PHONE_NUMBER", "call him on telephone +44 20 7946 0958 today", "+44 20 7946 0958"),
     ("EMAIL_ADDRESS", "write to jan.kowalski@example.pl now", "jan.kowalski@example.pl"),
     ("URL", "published at https://www.example.org/article/12 in", "https://www.example.org/article/12"),
+    ("URL", "see www.hudoc.echr.coe.int.", "www.hudoc.echr.coe.int"),
     ("IP_ADDRESS", "from the address 192.168.10.7 at", "192.168.10.7"),
     ("IBAN_CODE", "paid into account DE89 3704 0044 0532 0130 00 by", "DE89 3704 0044 0532 0130 00"),
     ("CREDIT_CARD", "card number 4111 1111 1111 1111 was", "4111 1111 1111 1111"),
