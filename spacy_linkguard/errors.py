@@ -11,6 +11,14 @@ E200-E249 LLM rewriting; E250-E299 evaluation, baselines and the project.
 """
 
 
+    # --- W280-W299: lexical paraphrasing baseline (spacy_linkguard/baselines)
+    W280 = ("{n} of {total} flagged span(s) in {n_docs} document(s) had no WordNet "
+            "candidate (names, numbers or function words only) and are unchanged, "
+            "so those documents may still be linkable (first: {doc_id!r}). Run with "
+            "--index DIR to rewrite through the loop with guarantee mode, which "
+            "redacts what is left.")
+
+
 class ErrorsWithCodes(type):
     def __getattribute__(self, code: str) -> str:
         msg = super().__getattribute__(code)

@@ -385,7 +385,7 @@ def paraphrase_spans(doc: Doc, spans: Iterable[Any], *, wordnet: WordNet, scorer
         if not 0 <= start < end <= len(doc.text):
             raise LinkguardError(Errors.E284.format(span=(start, end), length=len(doc.text)))
         tokens = doc.char_span(start, end, alignment_mode="expand")
-        if tokens is None or len(tokens) == 0:
+        if tokens is None or all(t.is_space for t in tokens):
             continue  # whitespace only: nothing to rewrite
         ranges.append((tokens.start, tokens.end))
     merged: List[Tuple[int, int]] = []

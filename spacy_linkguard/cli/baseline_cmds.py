@@ -103,6 +103,8 @@ def paraphrase_cmd(
         write_records(outputs, out)
     except LinkguardError as e:
         _fail(e)
+    if spans_only and loop is None:
+        _warn_unchanged(outputs)
     edited = sum(o["stats"]["n_edited"] for o in outputs)
     summary = f"{len(outputs)} document(s), {edited} phrase(s) rewritten -> {out}"
     if loop is not None:
@@ -146,6 +148,19 @@ def _loop_line(rec, loop, seed: int) -> Dict[str, Any]:
     # With guarantee mode the result is safe by construction; otherwise say what is left.
     line["remaining_spans"] = 0 if loop.guarantee else len(loop.detector.detect(res.text).spans)
     return line
+
+
+def _warn_unchanged(outputs: List[Dict[str, Any]]) -> None:
+    """W280 when spans given by a --spans file could not all be rewritten."""
+    import warnings
+
+    from ..errors import LinkguardWarning, Warnings
+
+    stuck = [o for o in outputs if o["stats"]["n_unchanged"]]
+    if stuck:
+        warnings.warn(Warnings.W280.format(
+            n=sum(o["stats"]["n_unchanged"] for o in stuck), total=sum(o["stats"]["n_phrases"] for o in outputs),
+            n_docs=len(stuck), doc_id=stuck[0]["id"]), LinkguardWarning)
 
 
 def _line(rec, text: str, res, *, mode: str, stats: Optional[Dict[str, int]] = None) -> Dict[str, Any]:

@@ -68,6 +68,7 @@ def test_spans_only_from_a_detect_file(tmp_path):
     out = tmp_path / "out.jsonl"
     result = _run([str(queries), str(out), "--spans-only", "--spans", str(spans)])
     assert result.exit_code == 0, result.output
+    assert "W280" not in result.output  # the one span had candidates
     a, b = _read(out)
     assert b["text"] == DOCS[1]["text"] and b["stats"]["n_phrases"] == 0
     assert a["text"] != text and "regional court" not in a["text"]
@@ -113,6 +114,19 @@ def test_spans_only_with_an_index_runs_the_rewrite_loop(tmp_path, guarantee):
             assert line["forced_redactions"] == 0 and line["remaining_spans"] == len(final.spans)
             assert line["text"].count("[REDACTED]") == doc["text"].count("[REDACTED]")
         assert line["stats"]["n_edited"] > 0
+
+
+def test_unchangeable_spans_from_a_file_warn(tmp_path):
+    text = "It was on [REDACTED] in Paris."
+    queries = _write(tmp_path / "q.jsonl", [{"id": "p", "text": text}])
+    s = text.index("in Paris")
+    spans = _write(tmp_path / "spans.jsonl", [{"id": "p", "spans": [[s, s + len("in Paris")]]}])
+    out = tmp_path / "out.jsonl"
+    with pytest.warns(Warning, match="W280"):
+        result = _run([str(queries), str(out), "--spans-only", "--spans", str(spans)])
+    assert result.exit_code == 0, result.output
+    (line,) = _read(out)
+    assert line["text"] == text and line["stats"]["n_unchanged"] == 1
 
 
 def test_coded_errors(tmp_path):

@@ -116,6 +116,10 @@ def test_spans_accept_flagged_span_objects_and_reject_bad_ranges(nlp, wordnet, c
     flagged = FlaggedSpan(start_char=s, end_char=e, label="NGRAM", key="lawyer", df=1)
     res = paraphrase_spans(nlp(TEXT), [flagged, {"start": s, "end": e}], wordnet=wordnet, scorer=cheap_scorer)
     assert len(res.edits) == 1 and res.edits[0].start >= s - 3
+    # A whitespace-only span has nothing to rewrite and is not reported as unchanged.
+    spaced = "Hello   world"
+    res = paraphrase_spans(nlp(spaced), [(5, 8)], wordnet=wordnet, scorer=cheap_scorer)
+    assert res.text == spaced and res.edits == [] and res.unchanged == []
     with pytest.raises(LinkguardError, match="E284"):
         paraphrase_spans(nlp(TEXT), [(5, 5000)], wordnet=wordnet, scorer=cheap_scorer)
 
