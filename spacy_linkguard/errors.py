@@ -11,14 +11,6 @@ E200-E249 LLM rewriting; E250-E299 evaluation, baselines and the project.
 """
 
 
-    # --- W280-W299: lexical paraphrasing baseline (spacy_linkguard/baselines)
-    W280 = ("{n} of {total} flagged span(s) in {n_docs} document(s) had no WordNet "
-            "candidate (names, numbers or function words only) and are unchanged, "
-            "so those documents may still be linkable (first: {doc_id!r}). Run with "
-            "--index DIR to rewrite through the loop with guarantee mode, which "
-            "redacts what is left.")
-
-
 class ErrorsWithCodes(type):
     def __getattribute__(self, code: str) -> str:
         msg = super().__getattribute__(code)
@@ -74,6 +66,14 @@ class Warnings(metaclass=ErrorsWithCodes):
             "reported as unavailable; install the model to fill it.")
     W251 = ("{n} document(s) of {path} have no flagged span at arity {arity}; "
             "the linkable proportion averages over the other {m}.")
+
+
+    # --- W280-W299: lexical paraphrasing baseline (spacy_linkguard/baselines)
+    W280 = ("{n} of {total} flagged span(s) in {n_docs} document(s) had no WordNet "
+            "candidate (names, numbers or function words only) and are unchanged, "
+            "so those documents may still be linkable (first: {doc_id!r}). Run with "
+            "--index DIR to rewrite through the loop with guarantee mode, which "
+            "redacts what is left.")
 
 
 class Errors(metaclass=ErrorsWithCodes):
