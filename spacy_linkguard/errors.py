@@ -67,7 +67,6 @@ class Warnings(metaclass=ErrorsWithCodes):
     W251 = ("{n} document(s) of {path} have no flagged span at arity {arity}; "
             "the linkable proportion averages over the other {m}.")
 
-
     # --- W280-W299: lexical paraphrasing baseline (spacy_linkguard/baselines)
     W280 = ("{n} of {total} flagged span(s) in {n_docs} document(s) had no WordNet "
             "candidate (names, numbers or function words only) and are unchanged, "
