@@ -73,19 +73,47 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "chat_template.jin
 
 
 # --- workload ------------------------------------------------------------------
-def load_workload(path: Path) -> Tuple[List[Tuple[int, int]], Dict[str, Any]]:
-    """Per-chunk (prompt_tokens, completion_tokens) and per-document stats from a JSON file.
+def load_workload(paths: Sequence[Path]) -> Tuple[List[Tuple[int, int]], Dict[str, Any], List[str]]:
+    """Per-chunk (prompt_tokens, completion_tokens) and per-document token stats.
 
-    Accepts the JSON of benchmarks/bench_rewrite.py or {"chunks": [{"prompt_tokens": P,
-    "completion_tokens": C}, ...], "per_document": {...}}.
-    RETURNS: (chunks, per-document stats keyed by arity label; may be empty).
-    RAISES: ValueError when the file holds no per-chunk lengths.
+    paths: JSON files, each the output of benchmarks/bench_rewrite.py
+        ("chunk_tokens": [[P, C], ...], "summary", "max_arity") or of
+        `--measure-workload` ({"chunks": [...], "per_document": {label: ...}}).
+        The chunks come from the first file that has any; per-document stats
+        are merged by label (arity_1, arity_le_3), the first file winning.
+    RETURNS: (chunks, {label: {"prompt_tokens", "completion_tokens", "llm_calls", "source"}}, sources).
+    RAISES: ValueError when no file holds per-chunk lengths.
     """
-    data = json.loads(Path(path).read_text(encoding="utf8"))
-    chunks = _find_chunks(data)
+    chunks: List[Tuple[int, int]] = []
+    per_doc: Dict[str, Any] = {}
+    sources: List[str] = []
+    for path in paths:
+        data = json.loads(Path(path).read_text(encoding="utf8"))
+        found = [(int(p), int(c)) for p, c in data.get("chunk_tokens", []) if p > 0 and c > 0]
+        found = found or _find_chunks(data)
+        if found and not chunks:
+            chunks = found
+            sources.append(f"chunks: {path}")
+        for label, stats in _per_document(data).items():
+            if label not in per_doc:
+                per_doc[label] = {**stats, "source": str(path)}
     if not chunks:
-        raise ValueError(f"{path} holds no per-chunk prompt/completion token lengths")
-    return chunks, dict(data.get("per_document") or {})
+        raise ValueError(f"{', '.join(map(str, paths))} hold no per-chunk prompt/completion token lengths")
+    return chunks, per_doc, sources
+
+
+def _per_document(data: Dict[str, Any]) -> Dict[str, Any]:
+    if isinstance(data.get("per_document"), dict):
+        return dict(data["per_document"])
+    summary = data.get("summary") or {}
+    if "llm_calls_per_doc" not in summary:
+        return {}
+    arity = data.get("max_arity")
+    label = "arity_1" if arity == 1 else f"arity_le_{arity}"
+    return {label: {"prompt_tokens": summary["prompt_tokens_per_doc"],
+                    "completion_tokens": summary["completion_tokens_per_doc"],
+                    "llm_calls": summary["llm_calls_per_doc"],
+                    "passes": summary.get("passes_mean"), "documents": data.get("docs")}}
 
 
 SUMMARY_KEYS = ("per_document", "per_doc", "total", "totals", "mean", "summary", "passes")
@@ -364,6 +392,8 @@ def estimate_per_document(per_doc: Dict[str, Any], rates: Dict[str, Any]) -> Dic
             "prompt_tokens": p,
             "completion_tokens": c,
             "llm_calls": stats.get("llm_calls"),
+            "passes": stats.get("passes"),
+            "source": stats.get("source"),
             "batch_size": rates["batch_size"],
             "seconds": seconds,
             "paper_seconds": PAPER_SECONDS_PER_DOC.get(label),
@@ -394,13 +424,13 @@ def run(args) -> Dict[str, Any]:
     device = args.device or ("cuda" if torch.cuda.is_available() and not args.tiny else "cpu")
     dtype = args.dtype or ("bfloat16" if device.startswith("cuda") else "float32")
     tokenizer = AutoTokenizer.from_pretrained(str(args.tokenizer), local_files_only=True)
-    if args.workload and Path(args.workload).is_file():
-        workload, per_doc = load_workload(Path(args.workload))
-        source = str(args.workload)
+    if args.workload and all(p.is_file() for p in args.workload):
+        workload, per_doc, sources = load_workload(args.workload)
+        source = "; ".join(sources)
     elif args.tiny:
         workload, per_doc, source = tiny_workload(), {}, "synthetic (tiny)"
     else:
-        raise SystemExit(f"no workload file {args.workload}: run benchmarks/bench_rewrite.py first")
+        raise SystemExit(f"missing workload file(s) {args.workload}: run benchmarks/bench_rewrite.py first")
     if args.tiny:  # CPU-sized lengths, same spread; one thread: CI machines are shared
         workload = [(max(16, p // 10), max(2, c // 25)) for p, c in workload]
         torch.set_num_threads(1)
@@ -461,8 +491,10 @@ def parse_args(argv: Optional[Sequence[str]] = None):
     ap.add_argument("--tiny", action="store_true", help="tiny config on the CPU (tests)")
     ap.add_argument("--tokenizer", type=Path, default=DEFAULT_TOKENIZER,
                     help="folder with the chat model's tokenizer files (no weights needed)")
-    ap.add_argument("--workload", type=Path, default=REPO / "benchmarks" / "results" / "rewrite.json",
-                    help="per-chunk token lengths (bench_rewrite.py's JSON)")
+    ap.add_argument("--workload", type=lambda s: [Path(x) for x in s.split(",")],
+                    default=[REPO / "benchmarks" / "results" / "rewrite.json"],
+                    help="comma-separated JSON files: per-chunk token lengths and tokens per "
+                         "document (bench_rewrite.py's output, or --measure-workload's)")
     ap.add_argument("--texts", type=Path, default=DEFAULT_TEXTS, help="JSONL of texts to cut prompts from")
     ap.add_argument("--batch-sizes", type=lambda s: [int(x) for x in s.split(",")], default=None)
     ap.add_argument("--variants", type=lambda s: s.split(","), default=["dynamic"],

@@ -86,12 +86,30 @@ def test_load_workload_finds_nested_records_but_not_sums(tmp_path):
     }
     path = tmp_path / "w.json"
     path.write_text(json.dumps(data))
-    chunks, per_doc = bench.load_workload(path)
+    chunks, per_doc, _ = bench.load_workload([path])
     assert chunks == [(10, 3), (30, 5)]  # empty completions and summaries left out
-    assert per_doc == data["per_document"]
+    assert per_doc == {"arity_1": {**data["per_document"]["arity_1"], "source": str(path)}}
     path.write_text(json.dumps({"totals": {"prompt_tokens": 1, "completion_tokens": 1}}))
     with pytest.raises(ValueError):
-        bench.load_workload(path)
+        bench.load_workload([path])
+
+
+def test_load_workload_reads_bench_rewrite_and_merges_labels(tmp_path):
+    rewrite = {"max_arity": 3, "docs": 5, "chunk_tokens": [[800, 150], [0, 0], [900, 200]],
+               "summary": {"llm_calls_per_doc": 12.0, "prompt_tokens_per_doc": 9000.0,
+                           "completion_tokens_per_doc": 2000.0, "passes_mean": 2.2}}
+    fallback = {"chunks": [{"prompt_tokens": 1, "completion_tokens": 1}],
+                "per_document": {"arity_1": {"prompt_tokens": 5000, "completion_tokens": 900, "llm_calls": 6},
+                                 "arity_le_3": {"prompt_tokens": 1, "completion_tokens": 1, "llm_calls": 1}}}
+    a, b = tmp_path / "rewrite.json", tmp_path / "fallback.json"
+    a.write_text(json.dumps(rewrite))
+    b.write_text(json.dumps(fallback))
+    chunks, per_doc, sources = bench.load_workload([a, b])
+    assert chunks == [(800, 150), (900, 200)]  # from the first file only
+    assert per_doc["arity_le_3"] == {"prompt_tokens": 9000.0, "completion_tokens": 2000.0, "llm_calls": 12.0,
+                                     "passes": 2.2, "documents": 5, "source": str(a)}
+    assert per_doc["arity_1"]["prompt_tokens"] == 5000 and per_doc["arity_1"]["source"] == str(b)
+    assert sources == [f"chunks: {a}"]
 
 
 def test_estimate_per_document_is_tokens_over_rates():
@@ -130,7 +148,7 @@ def test_tiny_run_prints_one_json_object_with_consistent_numbers(tmp_path):
     out = tmp_path / "gpu.json"
     proc = subprocess.run(
         [sys.executable, str(SCRIPT), "--tiny", "--tokenizer", str(TOKENIZER), "--workload", str(workload),
-         "--batch-sizes", "1,3", "--variants", "dynamic,static", "--out", str(out)],
+         "--batch-sizes", "1,3", "--variants", "dynamic,static+grouped", "--out", str(out)],
         capture_output=True, text=True, timeout=600, env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"},
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -140,7 +158,7 @@ def test_tiny_run_prints_one_json_object_with_consistent_numbers(tmp_path):
     assert result["env"]["device"] == "cpu"
     assert result["workload"]["chunks"] == 20
     scaled = [(max(16, c["prompt_tokens"] // 10), max(2, c["completion_tokens"] // 25)) for c in chunks]
-    assert set(result["variants"]) == {"dynamic", "static"}
+    assert set(result["variants"]) == {"dynamic", "static+grouped"}
     for variant in result["variants"].values():
         rows = variant["batches"]
         assert [r["batch_size"] for r in rows] == [1, 3]
