@@ -180,11 +180,20 @@ def droppable(token: Token, settings: LexicalSettings) -> bool:
     return nxt < len(token.doc) and not token.doc[nxt].is_punct and not token.doc[nxt].is_space
 
 
+def in_compound(token: Token) -> bool:
+    """Whether the token is part of a hyphenated word ("ill-founded"): a synonym of
+    one part makes nonsense ("ill-set up"), and dropping it leaves a dangling hyphen."""
+    doc = token.doc
+    before = token.i > 0 and doc[token.i - 1].text == "-" and not doc[token.i - 1].whitespace_
+    after = token.i + 1 < len(doc) and doc[token.i + 1].text == "-" and not token.whitespace_
+    return bool(before or after)
+
+
 def word_choices(token: Token, wordnet: WordNet, settings: LexicalSettings, *,
                  allow_stop: bool) -> List[Optional[str]]:
     """The ways to change one token: its synonym forms, then `None` (drop) where
     allowed. [] for tokens that are not eligible content words."""
-    if content_pos(token) is None or not token.is_alpha or len(token.text) < 2:
+    if content_pos(token) is None or not token.is_alpha or len(token.text) < 2 or in_compound(token):
         return []
     if token.is_stop and not allow_stop:
         return []
@@ -206,13 +215,21 @@ class _Candidate:
 
 def _render(doc: Doc, i: int, j: int, combo: Sequence[Any], article: Optional[Token]) -> _Candidate:
     """The replacement of tokens i..j-1 for one choice per token (the token's own
-    text, a synonym form, or _DROP), with the a/an before it re-agreed."""
+    text, a synonym form, or _DROP), with every "a"/"an" whose next word changed
+    re-agreed: inside the phrase, and the one just before it (`article`)."""
     text = doc.text
     tokens = doc[i:j]
     start, end = tokens[0].idx, tokens[-1].idx + len(tokens[-1].text)
-    kept = [(choice, tok.whitespace_) for tok, choice in zip(tokens, combo) if choice is not _DROP]
+    # (token index, output text, trailing whitespace) of the words that stay.
+    kept = [[tok.i, choice, tok.whitespace_] for tok, choice in zip(tokens, combo) if choice is not _DROP]
+    after = doc[j].text if j < len(doc) else ""
+    for pos, (ti, word, _) in enumerate(kept):
+        if doc[ti].lower_ in ("a", "an") and word == doc[ti].text:
+            nxt_i, nxt = (kept[pos + 1][0], kept[pos + 1][1]) if pos + 1 < len(kept) else (j, after)
+            if nxt and (nxt_i != ti + 1 or nxt != doc[ti + 1].text):
+                kept[pos][1] = indefinite_article(nxt, capital=word[:1].isupper())
     if kept:
-        out = "".join(t + ws for t, ws in kept[:-1]) + kept[-1][0]
+        out = "".join(t + ws for _, t, ws in kept[:-1]) + kept[-1][1]
     else:
         out = ""
         # Take one adjacent space with the dropped words: the following one,
@@ -225,7 +242,7 @@ def _render(doc: Doc, i: int, j: int, combo: Sequence[Any], article: Optional[To
     n_syn = sum(1 for tok, c in zip(tokens, combo) if c is not _DROP and c != tok.text)
     n_drop = sum(1 for c in combo if c is _DROP)
     if article is not None:
-        following = kept[0][0] if kept else (doc[j].text if j < len(doc) else "")
+        following = kept[0][1] if kept else after
         wanted = indefinite_article(following, capital=article.text[:1].isupper()) if following else article.text
         if wanted != article.text:
             out = wanted + text[article.idx + len(article.text):start] + out

@@ -136,6 +136,38 @@ def test_dropped_modifier_fixes_article_and_spacing(nlp, wordnet):
                               score=res.edits[0].score, n_candidates=res.edits[0].n_candidates)]
 
 
+def test_article_inside_a_span_is_re_agreed(nlp, wordnet):
+    # A scorer that prefers candidates changing "appeal" to a consonant-initial word.
+    def consonant(requests):
+        return [[1.0 if " a " in f" {c} " else 0.0 for c in r.candidates] for r in requests]
+
+    text = "He lodged an appeal with the court."
+    span = (text.index("an appeal"), text.index("an appeal") + len("an appeal"))
+    res = paraphrase_spans(nlp(text), [span], wordnet=wordnet, scorer=consonant)
+    (edit,) = res.edits
+    words = edit.replacement.split()
+    assert words[0] == "a" and words[1][0] not in "aeiou", edit
+    # Every candidate had its article agree with the next word.
+    seen = []
+
+    def record(requests):
+        seen.extend(c for r in requests for c in r.candidates)
+        return [[0.0] * len(r.candidates) for r in requests]
+
+    paraphrase_spans(nlp(text), [span], wordnet=wordnet, scorer=record)
+    assert len(seen) >= 2
+    for cand in seen:
+        w = cand.split()
+        assert w[0] == ("an" if w[1][0] in "aeiou" else "a"), cand
+
+
+def test_hyphenated_words_are_left_alone(nlp, wordnet, cheap_scorer):
+    text = "The complaint was manifestly ill-founded and well-known."
+    res = paraphrase_document(nlp(text), wordnet=wordnet, scorer=cheap_scorer, rate=1.0)
+    assert "ill-founded" in res.text and "well-known" in res.text
+    assert res.text != text  # the other content words still change
+
+
 def test_document_mode_is_deterministic_with_a_seed(nlp, wordnet, cheap_scorer):
     doc = nlp(TEXT)
     runs = {seed: paraphrase_document(doc, wordnet=wordnet, scorer=cheap_scorer, rate=0.5, seed=seed).text
