@@ -62,3 +62,12 @@ def test_component_settings_round_trip(index_path, nlp, cheap_scorer, tmp_path):
     assert other.loop.seed == 9 and other.loop.guarantee is False
     assert other.loop.task.chunking.max_chunk_chars == 300
     assert other.from_bytes(pipe.to_bytes()).cfg["seed"] == 9
+
+
+def test_component_runs_in_two_processes(index_path, nlp, cheap_scorer):
+    pipeline, _ = _pipeline(index_path, nlp, cheap_scorer, batch_size=1)
+    texts = QUERIES + ["Nothing here links at all."]
+    single = [d._.linkguard_text for d in pipeline.pipe(texts)]
+    multi = [d._.linkguard_text for d in pipeline.pipe(texts, n_process=2, batch_size=1)]
+    assert single == multi
+    assert single[2] == texts[2] and single[0] != texts[0]
