@@ -62,6 +62,10 @@ class HFChatModel:
         without copying the KV cache per query head (`attention.py`; same
         result, less memory traffic at large batches); any other transformers
         name ("eager", "sdpa", "flash_attention_2", ...) is passed on.
+    stop_at_json (Optional[str]): A field name, e.g. "text": a sequence ends
+        once it has written a JSON object whose only key is that field (the
+        rewrite task's answer), instead of running on to its end token
+        (`stopping.py`). None: only end tokens and `stop_strings` stop.
     """
 
     def __init__(
@@ -84,6 +88,7 @@ class HFChatModel:
         trust_remote_code: bool = False,
         cache_implementation: Optional[str] = None,
         attn_implementation: Optional[str] = None,
+        stop_at_json: Optional[str] = None,
     ):
         if dtype not in DTYPES:
             raise LinkguardError(Errors.E201.format(value=dtype, name=name, options=", ".join(DTYPES)))
@@ -116,6 +121,7 @@ class HFChatModel:
             )
         self.cache_implementation = cache_implementation
         self.attn_implementation = attn_implementation
+        self.stop_at_json = stop_at_json
         self.n_calls = 0
         self._model = None
         self._tokenizer = None
@@ -223,6 +229,14 @@ class HFChatModel:
             kwargs.update(stop_strings=self.stop_strings, tokenizer=tok)
         if self.cache_implementation:
             kwargs.update(cache_implementation=self.cache_implementation)
+        json_stop = None
+        if self.stop_at_json:
+            from transformers import StoppingCriteriaList
+
+            from .stopping import JsonAnswerStop
+
+            json_stop = JsonAnswerStop(tok, len(texts), self.stop_at_json)
+            kwargs.update(stopping_criteria=StoppingCriteriaList([json_stop]))
         with torch.inference_mode():
             seqs = model.generate(**enc, **kwargs)
         new = seqs[:, enc["input_ids"].shape[1] :].tolist()
@@ -230,8 +244,10 @@ class HFChatModel:
         seconds = (time.perf_counter() - start) / len(texts)
         gens = []
         stop = set(self._stop_ids)
-        for ids, n_prompt in zip(new, prompt_lens):
+        for row, (ids, n_prompt) in enumerate(zip(new, prompt_lens)):
             n = next((j + 1 for j, t in enumerate(ids) if t in stop), len(ids))
+            if json_stop is not None and json_stop.lengths[row] is not None:
+                n = min(n, json_stop.lengths[row])  # what follows is padding
             text = tok.decode(ids[:n], skip_special_tokens=True)
             gens.append(Generation(text, int(n_prompt), n, seconds))
         return gens

@@ -26,6 +26,7 @@ def make_hf_model(
     trust_remote_code: bool = False,
     cache_implementation: Optional[str] = None,
     attn_implementation: Optional[str] = None,
+    stop_at_json: Optional[str] = None,
 ) -> HFChatModel:
     """linkguard.HF.v1: any Hugging Face causal LM through its chat template,
     batched. See `HFChatModel` for the arguments.
@@ -51,6 +52,7 @@ def make_hf_model(
         trust_remote_code=trust_remote_code,
         cache_implementation=cache_implementation,
         attn_implementation=attn_implementation,
+        stop_at_json=stop_at_json,
     )
 
 
