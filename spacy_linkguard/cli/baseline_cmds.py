@@ -26,10 +26,11 @@ def doc_seed(seed: int, doc_id: str) -> int:
 def paraphrase_cmd(
     queries: Path = typer.Argument(..., help="JSONL corpus of released documents, one {\"id\", \"text\"} a line."),
     out: Path = typer.Argument(..., help="JSONL output: {\"id\", \"text\", \"seconds\", \"llm_calls\", \"stats\", \"edits\", ...}."),
-    spans_only: bool = typer.Option(False, "--spans-only", help="Rewrite only the linkable spans (from --index, "
-                                    "or each record's \"spans\" field) instead of content words everywhere."),
+    spans_only: bool = typer.Option(False, "--spans-only", help="Rewrite only the linkable spans (detected with "
+                                    "--index, or read from a --spans file) instead of content words everywhere."),
     index: Optional[Path] = typer.Option(None, "--index", help="N-gram index of the original collection: "
-                                         "with --spans-only, detect spans, rewrite, re-detect, up to --passes times."),
+                                         "with --spans-only, run the rewrite loop (detect, rewrite the flagged "
+                                         "spans, re-detect; up to --passes times) with this backend."),
     spans_file: Optional[Path] = typer.Option(None, "--spans", help="With --spans-only and no --index: the "
                                               "output of `detect` (JSONL with id and spans) to rewrite once."),
     k: int = typer.Option(2, "--k", help="A phrase set singles out when it matches 1..k-1 documents."),
