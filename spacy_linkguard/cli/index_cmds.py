@@ -77,7 +77,9 @@ def index_stats_cmd(
         idx = NgramIndex.load(index_dir, verify=verify)
         stats = idx.stats()
         if not no_figure:
-            figure = figure or index_dir.with_name(index_dir.name + "-figure2.png")
+            if figure is None:
+                resolved = index_dir.resolve()
+                figure = resolved.with_name(resolved.name + "-figure2.png")
             stats["figure"] = str(plot_figure2(idx, figure))
     except LinkguardError as e:
         _fail(e)

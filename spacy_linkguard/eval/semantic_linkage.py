@@ -109,11 +109,13 @@ def plot_figure3(result: Dict[str, object], path: str, *, title: Optional[str] =
     levels = result["levels"]  # type: ignore[index]
     ks = result["ks"]  # type: ignore[index]
     fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
-    for k in ks:  # type: ignore[union-attr]
+    n_k = len(ks)  # type: ignore[arg-type]
+    for j, k in enumerate(ks):  # type: ignore[union-attr]
         xs, ys, lo, hi = [], [], [], []
+        shift = (j - (n_k - 1) / 2) * 0.8  # side by side, so equal rates do not hide each other
         for lv in levels:  # type: ignore[union-attr]
             row = lv["by_k"][str(k)]
-            xs.append(lv["level"] * 100)
+            xs.append(lv["level"] * 100 + shift)
             ys.append(row["rate"])
             lo.append(row["rate"] - row["low"])
             hi.append(row["high"] - row["rate"])

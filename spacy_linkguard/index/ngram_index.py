@@ -166,6 +166,8 @@ class NgramIndex:
     def key_ids(self, keys: Sequence[str]) -> np.ndarray:
         """Row of each key (int64), -1 when absent."""
         get = self._get
+        if not hasattr(keys, "__len__"):
+            keys = list(keys)
         return np.fromiter((get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
 
     def key_doc_freqs(self, keys: Sequence[str]) -> np.ndarray:

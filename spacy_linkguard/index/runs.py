@@ -60,12 +60,32 @@ def seed_for(attempt: int) -> np.uint64:
 HASH_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
+class _Column:
+    """One column of a spilled run: a raw file, read by slices (not memory-mapped,
+    so merged data does not stay resident) and searched through a memory map."""
+
+    def __init__(self, path: Path, arr: np.ndarray):
+        self.path, self.dtype, self.len = path, arr.dtype, len(arr)
+        arr.tofile(path)
+
+    def __len__(self) -> int:
+        return self.len
+
+    def read(self, i: int, j: int) -> np.ndarray:
+        return np.fromfile(self.path, dtype=self.dtype, count=j - i, offset=i * self.dtype.itemsize)
+
+    def searchsorted(self, values: np.ndarray) -> np.ndarray:
+        if self.len == 0:
+            return np.zeros(len(values), dtype=np.int64)
+        return np.searchsorted(np.memmap(self.path, dtype=self.dtype, mode="r", shape=(self.len,)), values)
+
+
 @dataclass
 class _Run:
-    h: np.ndarray
-    doc: np.ndarray
-    pos: np.ndarray
-    n: np.ndarray
+    h: _Column
+    doc: _Column
+    pos: _Column
+    n: _Column
 
 
 def _chunks(stream: TokenStream, max_positions: int) -> Iterator[tuple]:
@@ -153,12 +173,10 @@ def spill_runs(stream: TokenStream, workdir: Path, *, max_n: int, budget: int, s
             doc = (np.searchsorted(stream.doc_starts, pos, side="right") - 1 + doc_offset).astype(np.uint32)
             _check_equal_adjacent(tokens, h, pos, n, max_n)
             keep = _dedup(h, doc)
-            run = _Run(h[keep], doc[keep], pos[keep], n[keep])
+            stem = f"run{k:05d}"
+            runs.append(_Run(*(_Column(workdir / f"{stem}.{name}", arr[keep])
+                               for name, arr in (("h", h), ("doc", doc), ("pos", pos), ("n", n)))))
             del h, pos, n, doc, keep
-            stem = workdir / f"run{k:05d}"
-            for name in ("h", "doc", "pos", "n"):
-                np.save(f"{stem}.{name}.npy", getattr(run, name))
-            runs.append(_Run(*(np.load(f"{stem}.{name}.npy", mmap_mode="r") for name in ("h", "doc", "pos", "n"))))
             bar.update(b - a)
     return runs
 
@@ -238,7 +256,7 @@ def merge_runs(runs: List[_Run], stream: TokenStream, workdir: Path, *, max_n: i
     n_buckets = 1 << bits
     if bits:
         edges = (np.arange(1, n_buckets, dtype=np.uint64) << np.uint64(64 - bits))
-        cuts = [np.concatenate([[0], np.searchsorted(r.h, edges), [len(r.h)]]) for r in runs]
+        cuts = [np.concatenate([[0], r.h.searchsorted(edges), [len(r.h)]]) for r in runs]
     else:
         cuts = [np.array([0, len(r.h)]) for r in runs]
     keys_path = workdir / "keys.txt"
@@ -255,12 +273,12 @@ def merge_runs(runs: List[_Run], stream: TokenStream, workdir: Path, *, max_n: i
             parts = [(r, int(c[b]), int(c[b + 1])) for r, c in zip(runs, cuts) if c[b + 1] > c[b]]
             if not parts:
                 continue
-            h = np.concatenate([np.asarray(r.h[i:j]) for r, i, j in parts])
+            h = np.concatenate([r.h.read(i, j) for r, i, j in parts])
             order = np.argsort(h, kind="stable")  # runs are in document order: ties stay sorted by doc
             h = h[order]
-            doc = np.concatenate([np.asarray(r.doc[i:j]) for r, i, j in parts])[order]
-            pos = np.concatenate([np.asarray(r.pos[i:j]) for r, i, j in parts])[order]
-            n = np.concatenate([np.asarray(r.n[i:j]) for r, i, j in parts])[order]
+            doc = np.concatenate([r.doc.read(i, j) for r, i, j in parts])[order]
+            pos = np.concatenate([r.pos.read(i, j) for r, i, j in parts])[order]
+            n = np.concatenate([r.n.read(i, j) for r, i, j in parts])[order]
             del order
             _check_equal_adjacent(tokens, h, pos, n, max_n)  # before dropping any row
             keep = _dedup(h, doc)  # a document cut between two chunks

@@ -10,7 +10,7 @@ import os
 import warnings
 from array import array
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
@@ -42,7 +42,6 @@ class TokenStream:
     doc_ids: List[str]
     n_tokens: int
     n_skipped_empty: int
-    seen_ids: Dict[str, int] = field(default_factory=dict, repr=False)
 
     @property
     def n_docs(self) -> int:
@@ -249,5 +248,4 @@ def tokenize_records(
         doc_ids=doc_ids,
         n_tokens=n_tokens,
         n_skipped_empty=len(skipped),
-        seen_ids=seen,
     )
