@@ -41,3 +41,10 @@ def test_config_errors_are_coded(tmp_path):
         make(wordnet_dir=str(tmp_path))
     with pytest.raises(LinkguardError, match="E283"):
         make(max_synonyms=0)
+
+
+def test_missing_spacy_pipeline_is_a_coded_error():
+    from spacy_linkguard.baselines.paraphraser import load_tagger
+
+    with pytest.raises(LinkguardError, match=r"E285.*no_such_pipeline_xyz"):
+        load_tagger("no_such_pipeline_xyz")
