@@ -42,6 +42,30 @@ def load_histogram(path: Union[str, Path]) -> Dict[int, List[List[int]]]:
     return {int(n): pairs for n, pairs in data["df_histogram"].items()}
 
 
+def log_bin_edges(top: int, per_octave: int = 4) -> List[int]:
+    """Bin edges 1, 2, 3, 4, 5, then growing by 2**(1/per_octave), past `top`."""
+    edges = [1, 2, 3, 4, 5]
+    while edges[-1] <= top:
+        edges.append(max(edges[-1] + 1, int(round(edges[-1] * 2 ** (1 / per_octave)))))
+    return edges
+
+
+def log_binned(pairs: List[List[int]], per_octave: int = 4):
+    """(x, y) for a log-log plot of a sparse histogram [[length, count], ...]:
+    lengths 1..4 exactly, then bins growing by 2**(1/per_octave); y is the
+    mean count per length in the bin (so the curve does not dip where bins
+    are empty) and x the bin's geometric centre."""
+    counts = dict((int(k), int(c)) for k, c in pairs)
+    edges = log_bin_edges(max(counts), per_octave)
+    xs, ys = [], []
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        total = sum(c for k, c in counts.items() if lo <= k < hi)
+        if total:
+            xs.append((lo * (hi - 1)) ** 0.5)
+            ys.append(total / (hi - lo))
+    return xs, ys
+
+
 def plot_figure2(index, out: Union[str, Path], *, title: str = "") -> Path:
     """Write Figure 2 as PNG: number of distinct N-grams (log) by posting-list
     length (log), one line per N.
@@ -62,13 +86,12 @@ def plot_figure2(index, out: Union[str, Path], *, title: str = "") -> Path:
     for n, pairs in sorted(hist.items()):
         if not pairs:
             continue
-        xs = [df for df, _ in pairs]
-        ys = [c for _, c in pairs]
-        ax.plot(xs, ys, marker=".", markersize=3, linewidth=1, label=f"N = {n}")
+        xs, ys = log_binned(pairs)
+        ax.plot(xs, ys, marker=".", markersize=4, linewidth=1.2, label=f"N = {n}")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("posting-list length (documents containing the N-gram)")
-    ax.set_ylabel("distinct N-grams")
+    ax.set_ylabel("distinct N-grams per length (log-binned mean)")
     ax.set_title(title or f"Posting-list lengths by N ({index.n_docs:,} documents, {index.n_ngrams:,} N-grams)",
                  fontsize=9)
     ax.grid(True, which="major", alpha=0.3)
