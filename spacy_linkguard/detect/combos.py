@@ -103,21 +103,32 @@ def minimal_triples(inc3: Incidence, counts: np.ndarray, k: int) -> Tuple[np.nda
     rank[order] = np.arange(n)
     found: List[np.ndarray] = []
     sizes: List[np.ndarray] = []
-    col_rows = [np.nonzero(m[:, j])[0] for j in range(n)]
+    cols, row_ids = np.nonzero(m.T)  # sorted by column: one pass instead of n
+    col_rows = np.split(row_ids, np.cumsum(np.bincount(cols, minlength=n))[:-1])
     for a in order.tolist():
         partners = np.nonzero(frequent[a] & (rank > rank[a]))[0]
         rows = col_rows[a]
         if len(partners) < 2 or len(rows) == 0:
             continue
-        sub = m[np.ix_(rows, partners)]
-        # Partners that share no document of `a` with anything give t = 0.
-        alive = sub.any(axis=0)
+        sub = m[rows[:, None], partners]
+        shared = sub.sum(axis=0)  # documents of `a` that also hold each partner
+        # A partner sharing none of them gives t = 0 with anything.
+        alive = shared >= 1
         if alive.sum() < 2:
             continue
-        partners, sub = partners[alive], sub[:, alive]
+        partners, sub, shared = partners[alive], sub[:, alive], shared[alive]
+        # Within the r documents of `a`, t(a, b, c) >= shared_b + shared_c - r, so b
+        # can only be in a triple with t < k if shared_b + (least other shared) - r < k.
+        # Exact pruning: it drops partners present in (nearly) every document of `a`.
+        low = np.partition(shared, 1)[:2]
+        least_other = np.where(shared == low[0], low[1], low[0])
+        keep = shared + least_other - len(rows) < k
+        if keep.sum() < 2:
+            continue
+        partners, sub = partners[keep], sub[:, keep]
         triple = sub.T @ sub
         hit = (triple < k) & (triple >= 1)
-        hit &= frequent[np.ix_(partners, partners)]
+        hit &= frequent[partners[:, None], partners]
         i, j = np.nonzero(np.triu(hit, 1))
         if len(i):
             t = np.empty((len(i), 3), dtype=np.int64)

@@ -53,10 +53,15 @@ def greedy_hitting_set(n_candidates: int, combos: Sequence[np.ndarray]) -> Hitti
     totals = np.bincount(members, minlength=n_candidates).astype(np.int64)
     indptr = np.concatenate([[0], np.cumsum(totals)])
 
+    # All combinations in one (total x widest) table, -1 where a row is shorter.
+    width = max([b.shape[1] for b in blocks] + [1])
+    table = np.full((int(offsets[-1]), width), -1, dtype=np.int64)
+    for i, b in enumerate(blocks):
+        table[offsets[i] : offsets[i + 1], : b.shape[1]] = b
+
     def members_of(ids_: np.ndarray) -> np.ndarray:
-        parts = [blocks[i][ids_[(ids_ >= offsets[i]) & (ids_ < offsets[i + 1])] - offsets[i]].ravel()
-                 for i in range(len(blocks))]
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        flat = table[ids_].ravel()
+        return flat[flat >= 0]
 
     remaining = totals.copy()
     covered = np.zeros(int(offsets[-1]), dtype=bool)
