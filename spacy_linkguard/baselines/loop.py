@@ -8,6 +8,7 @@ here each flagged chunk goes to `LexicalParaphraser.paraphrase_spans` with the
 chunk's span offsets -- no prompt, no reply to review, no LLM call. Everything
 else (passes, records, guarantee mode) is the loop's own.
 """
+import time
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -67,17 +68,28 @@ class LexicalRewriteLoop(RewriteLoop):
         self.seed = seed
         self.stats: Dict[int, Dict[str, int]] = {}
         self._pass = 0
+        self._seconds: Dict[Tuple[int, int], float] = {}  # (pass, document) -> paraphrasing time
 
     def run(self, texts: Sequence[str], *, ids: Optional[Sequence[str]] = None) -> List[RewriteResult]:
         self.stats = {i: _empty_stats() for i in range(len(texts))}
         self._pass = 0
-        return super().run(texts, ids=ids)
+        self._seconds = {}
+        results = super().run(texts, ids=ids)
+        # The loop shares rewriting time by LLM calls, and this backend makes none:
+        # add each document's paraphrasing time to its pass records and total.
+        for i, res in enumerate(results):
+            for record in res.passes:
+                extra = self._seconds.get((record.index, i), 0.0)
+                record.seconds = round(record.seconds + extra, 4)
+                res.seconds += extra
+        return results
 
     def rewrite_chunks(self, chunks: Sequence[Chunk]) -> List[ChunkRewrite]:
         """Paraphrase the flagged spans of each chunk (the loop calls this once a pass)."""
         self._pass += 1
         out = []
         for chunk in chunks:
+            t0 = time.perf_counter()
             seed = zlib.crc32(f"{self.seed}:{self._pass}:{chunk.doc_index}:{chunk.index}".encode())
             res = self.model.paraphrase_spans(chunk.text, chunk.span_offsets, seed=seed)
             stats = self.stats.setdefault(chunk.doc_index, _empty_stats())
@@ -89,6 +101,8 @@ class LexicalRewriteLoop(RewriteLoop):
             else:
                 outcome.rejected[NO_CANDIDATE] = 1
             out.append(outcome)
+            key = (self._pass, chunk.doc_index)
+            self._seconds[key] = self._seconds.get(key, 0.0) + time.perf_counter() - t0
         return out
 
 

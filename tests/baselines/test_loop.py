@@ -49,6 +49,9 @@ def test_loop_without_guarantee_rewrites_flagged_spans(detector, paraphraser):
         assert res.forced_redactions == 0
         assert all(p.llm_calls == 0 and p.prompt_tokens == 0 for p in res.passes)
         assert res.passes[0].spans_sent == len(first.spans)
+        # Paraphrasing time is counted in the passes (the loop itself only counts LLM time).
+        pass_seconds = sum(p.seconds for p in res.passes)
+        assert pass_seconds > 0 and res.seconds >= pass_seconds - 1e-3  # records are rounded
         if i < 2:
             # Content words with synonyms: the text changed and some flagged spans are gone.
             assert res.text != text and res.passes[0].spans_removed > 0
@@ -77,3 +80,15 @@ def test_placeholder_mismatch_is_refused(detector, nlp, wordnet, cheap_scorer):
                                settings=LexicalSettings(placeholder="***"))
     with pytest.raises(LinkguardError, match="E210"):
         LexicalRewriteLoop(detector, other)
+
+
+def test_paraphrasing_time_is_in_the_pass_records(detector, nlp, wordnet, cheap_scorer):
+    import time
+
+    def slow(requests):
+        time.sleep(0.3)  # stands for the embedding model
+        return cheap_scorer(requests)
+
+    slow_lexical = LexicalParaphraser(nlp=nlp, wordnet=wordnet, scorer=slow)
+    res = LexicalRewriteLoop(detector, slow_lexical, max_passes=1, guarantee=False).run(QUERIES[:1])[0]
+    assert res.passes[0].seconds >= 0.3 and res.seconds >= 0.3
