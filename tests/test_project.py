@@ -158,7 +158,7 @@ if registry is not None and "linkguard_e2e.Canned.v1" not in registry.llm_models
 '''
 
 
-def tiny_corpus(dest: Path, n_queries: int = 2, n_other: int = 20, words: int = 120):
+def tiny_corpus(dest: Path, n_queries: int = 2, n_other: int = 20, words: int = 80):
     """A tiny echr-like corpus: the first words of real queries, their originals, and other cases."""
     src = REPO / "assets" / "echr"
     queries = [json.loads(line) for line in (src / "queries.jsonl").open()][:n_queries]
@@ -194,13 +194,17 @@ def test_project_run_all_end_to_end(tmp_path):
                     '[components.linkguard_rewrite.model]\n@llm_models = "linkguard_e2e.Canned.v1"\n\n', cfg)
     assert "linkguard_e2e.Canned.v1" in canned
     (proj / "configs" / "rewrite_canned.cfg").write_text(canned)
+    # The real small-model path (one step): SmolLM2 with short completions, to stay fast.
+    short = re.sub(r"(?m)^max_new_tokens = \d+", "max_new_tokens = 48", cfg)
+    assert "max_new_tokens = 48" in short
+    (proj / "configs" / "rewrite_cpu_short.cfg").write_text(short)
     site = tmp_path / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(CANNED_SITECUSTOMIZE)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     overrides = ["--vars.n_eval_docs", "2", "--vars.llm_config", "configs/rewrite_canned.cfg",
-                 "--vars.nospans_llm_config", "configs/rewrite_cpu.cfg", "--vars.nospans_passes", "1",
+                 "--vars.nospans_llm_config", "configs/rewrite_cpu_short.cfg", "--vars.nospans_passes", "1",
                  "--vars.lexical_passes", "1", "--vars.fig3_levels", "0,0.5", "--vars.fig3_ks", "1,5"]
     run = subprocess.run([sys.executable, "-m", "weasel", "run", "all", str(proj), *overrides],
                          cwd=proj, env=env, capture_output=True, text=True, timeout=1200)
