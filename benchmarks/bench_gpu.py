@@ -184,6 +184,65 @@ def measure_workload(queries: Path, detections: Dict[str, Path], tokenizer_dir: 
             "reasoning_words": reasoning_words, "chunks": chunks, "per_document": per_document}
 
 
+def measure_json_stop(queries: Path, detections: Path, model_dir: Path, sample: int,
+                      batch_size: int = 8, max_new_tokens: int = 300, seed: int = 0) -> Dict[str, Any]:
+    """What stopping at the JSON answer saves, with a real small chat model on the CPU.
+
+    Generates replies to `sample` real prompts (flagged chunks of the first
+    pass, as in `measure_workload`) with `model_dir` (SmolLM2, the CPU
+    config's sampling: temperature 0.3, top_p 0.9), once WITHOUT the stop.
+    The same seed gives the same tokens with the stop up to the cut, so the
+    cut of each reply (the answer's closing brace, `stopping.JsonAnswerScanner`)
+    gives both runs from one: per reply and per batch (a batch decodes until
+    its longest reply ends).
+    RETURNS: token counts with and without the stop.
+    """
+    from spacy_linkguard.llm.models.hf import HFChatModel
+    from spacy_linkguard.llm.models.stopping import JsonAnswerScanner
+    from spacy_linkguard.llm.tasks.rewrite.registry import make_rewrite_task
+
+    task = make_rewrite_task()
+    texts = {}
+    with open(queries, encoding="utf8") as f:
+        for line in f:
+            rec = json.loads(line)
+            texts[rec["id"]] = rec["text"]
+    prompts = []
+    for line in open(detections, encoding="utf8"):
+        doc = json.loads(line)
+        spans = [(s["start_char"], s["end_char"]) for s in doc["spans"]]
+        prompts.extend(task.render(c) for c in task.chunks(texts[doc["id"]], spans) if c.flagged)
+    prompts = [prompts[int((i + 0.5) * len(prompts) / sample)] for i in range(min(sample, len(prompts)))]
+    hf = HFChatModel(str(model_dir), device="cpu", dtype="float32", temperature=0.3, top_p=0.9,
+                     max_new_tokens=max_new_tokens, batch_size=batch_size, seed=seed)
+    gens = hf.generate(prompts)
+    rows = []
+    for g in gens:
+        scanner = JsonAnswerScanner("text")
+        cut = next((i + 1 for i, ch in enumerate(g.text) if scanner.feed(ch)), None)
+        with_stop = g.completion_tokens if cut is None else min(g.completion_tokens, hf.count_tokens(g.text[:cut]))
+        rows.append((g.prompt_tokens, g.completion_tokens, with_stop))
+    # Batches as HFChatModel.generate forms them: longest prompts first.
+    ordered = sorted(rows, key=lambda r: -r[0])
+    batches = [ordered[b : b + batch_size] for b in range(0, len(ordered), batch_size)]
+    return {
+        "model": str(model_dir), "replies": len(rows), "max_new_tokens": max_new_tokens,
+        "answered_with_json": sum(r[2] < r[1] or parse_ok(g.text) for r, g in zip(rows, gens)),
+        "completion_tokens_without_stop": sum(r[1] for r in rows),
+        "completion_tokens_with_stop": sum(r[2] for r in rows),
+        "batch_decode_steps_without_stop": sum(max(r[1] for r in b) for b in batches),
+        "batch_decode_steps_with_stop": sum(max(r[2] for r in b) for b in batches),
+        "hit_max_new_tokens": sum(r[1] >= max_new_tokens for r in rows),
+        "per_reply": [{"prompt_tokens": p, "without_stop": c, "with_stop": w} for p, c, w in rows],
+    }
+
+
+def parse_ok(text: str) -> bool:
+    from spacy_linkguard.llm.tasks.rewrite.parser import parse_reply
+
+    return parse_reply(text) is not None
+
+
 def tiny_workload(n: int = 24, seed: int = 0) -> List[Tuple[int, int]]:
     """A small spread of lengths for --tiny runs without a workload file."""
     import random
@@ -277,14 +336,15 @@ def make_hf(model, tokenizer, device: str, variant: str, batch_size: int, max_ne
     """The production generation object around the built model (`HFChatModel.from_objects`).
 
     variant: "+"-joined options: "dynamic" or "static" (KV cache), "grouped"
-    (attn_implementation = "grouped_sdpa"), e.g. "static+grouped".
+    (attn_implementation = "grouped_sdpa"), "jsonstop" (stop_at_json = "text"),
+    e.g. "static+grouped".
     """
     import torch
 
     from spacy_linkguard.llm.models.hf import HFChatModel
 
     options = set(variant.split("+"))
-    unknown = options - {"dynamic", "static", "grouped"}
+    unknown = options - {"dynamic", "static", "grouped", "jsonstop"}
     if unknown:
         raise SystemExit(f"unknown variant option(s) {sorted(unknown)} in {variant!r}")
     kwargs: Dict[str, Any] = dict(device=device, batch_size=batch_size, max_new_tokens=max_new_tokens,
@@ -301,6 +361,8 @@ def make_hf(model, tokenizer, device: str, variant: str, batch_size: int, max_ne
         kwargs["cache_implementation"] = "static"
     if "grouped" in options:
         kwargs["attn_implementation"] = "grouped_sdpa"
+    if "jsonstop" in options:  # random weights never write the answer: this times the check alone
+        kwargs["stop_at_json"] = "text"
     hf = HFChatModel.from_objects(model, tokenizer, name="qwen3-4b-shape-random", **kwargs)
     if "static" in options and "cache_implementation" not in params:
         # Before HFChatModel had the option: the model's generation config
@@ -509,6 +571,10 @@ def parse_args(argv: Optional[Sequence[str]] = None):
     ap.add_argument("--measure-workload", action="store_true",
                     help="CPU only: render real prompts over flagged chunks of --texts and print "
                          "their lengths (the fallback workload when bench_rewrite's JSON is missing)")
+    ap.add_argument("--measure-json-stop", type=int, default=0, metavar="N",
+                    help="CPU only: generate N real replies with the model in --tokenizer (SmolLM2) "
+                         "and count the tokens stop_at_json saves")
+    ap.add_argument("--max-new-tokens", type=int, default=300, help="with --measure-json-stop")
     ap.add_argument("--detections", default="",
                     help="with --measure-workload: LABEL=detect.jsonl[,LABEL=...], e.g. "
                          "arity_1=a1.jsonl,arity_le_3=a3.jsonl")
@@ -522,9 +588,13 @@ def parse_args(argv: Optional[Sequence[str]] = None):
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     args = parse_args(argv)
-    if args.measure_workload:
-        detections = dict(item.split("=", 1) for item in args.detections.split(","))
-        result = measure_workload(args.texts, {k: Path(v) for k, v in detections.items()}, args.tokenizer)
+    if args.measure_workload or args.measure_json_stop:
+        detections = {k: Path(v) for k, v in (item.split("=", 1) for item in args.detections.split(","))}
+        if args.measure_json_stop:
+            result = measure_json_stop(args.texts, next(iter(detections.values())), args.tokenizer,
+                                       args.measure_json_stop, max_new_tokens=args.max_new_tokens, seed=args.seed)
+        else:
+            result = measure_workload(args.texts, detections, args.tokenizer)
     else:
         result = run(args)
     if args.out:
