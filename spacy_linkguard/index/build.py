@@ -137,9 +137,11 @@ class _staging:
             except OSError as e:
                 shutil.rmtree(self.tmp, ignore_errors=True)
                 raise _os_error(e, self.path) from None
+        # judge the disk before the cleanup frees it
+        error = _os_error(exc, self.path) if isinstance(exc, OSError) else None
         shutil.rmtree(self.tmp, ignore_errors=True)
-        if isinstance(exc, OSError) and not isinstance(exc, LinkguardError):
-            raise _os_error(exc, self.path) from None
+        if error is not None:
+            raise error from None
         return False
 
 
@@ -160,6 +162,11 @@ def _replace_dir(tmp: Path, path: Path) -> None:
 
 
 def _os_error(e: OSError, path: Path) -> LinkguardError:
-    if e.errno in (errno.ENOSPC, errno.EDQUOT):
-        return LinkguardError(Errors.E058.format(path=path, detail="no space left on device"))
+    try:  # numpy reports a short write without an errno: look at the disk
+        free = shutil.disk_usage(path.parent if path.parent.exists() else Path.cwd()).free
+    except OSError:
+        free = None
+    if e.errno in (errno.ENOSPC, errno.EDQUOT) or (free is not None and free < 2**24):
+        detail = "no space left on device" + (f", {free:,} bytes free" if free is not None else "")
+        return LinkguardError(Errors.E058.format(path=path, detail=detail))
     return LinkguardError(Errors.E058.format(path=path, detail=f"{type(e).__name__}: {e}"))

@@ -157,7 +157,7 @@ def _dedup(h, doc):
 
 def spill_runs(stream: TokenStream, workdir: Path, *, max_n: int, budget: int, seed: np.uint64,
                doc_offset: int, progress: bool) -> List[_Run]:
-    """Step 2: write one sorted run per chunk of the stream; return them memory-mapped."""
+    """Step 2: write one sorted run per chunk of the stream (raw column files)."""
     from tqdm import tqdm
 
     tokens = stream.tokens()

@@ -7,7 +7,9 @@ index); document numbers of different sources never do. The writer builds the
 marisa-trie over the union of the keys, then moves every row to its key id
 with numpy (no per-key Python work except keys found in several sources).
 """
+import errno
 import itertools
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Sequence
@@ -77,7 +79,12 @@ def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool =
     # key goes in exactly once: a later source skips keys of earlier ones.
     trie = marisa_trie.Trie(itertools.chain.from_iterable(_new_keys(s, sources[:i]) for i, s in enumerate(sources)),
                             **TRIE_CONFIG)
-    trie.save(str(out / fmt.VOCAB))
+    try:
+        trie.save(str(out / fmt.VOCAB))
+    except OSError:
+        raise
+    except Exception as e:  # marisa reports write errors (a full disk) as plain exceptions
+        raise OSError(errno.EIO, f"cannot write {fmt.VOCAB}: {e}") from None
     n_keys = len(trie)
     bar.update(1)
     key_id = trie.key_id
@@ -85,9 +92,9 @@ def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool =
     bar.update(1)
     del trie
 
-    df = open_memmap(out / fmt.DF, mode="w+", dtype=np.uint32, shape=(n_keys,))
-    ngram_n = open_memmap(out / fmt.NGRAM_N, mode="w+", dtype=np.uint8, shape=(n_keys,))
-    ref = open_memmap(out / fmt.REF, mode="w+", dtype=np.uint32, shape=(n_keys,))
+    df = new_array(out / fmt.DF, dtype=np.uint32, shape=(n_keys,))
+    ngram_n = new_array(out / fmt.NGRAM_N, dtype=np.uint8, shape=(n_keys,))
+    ref = new_array(out / fmt.REF, dtype=np.uint32, shape=(n_keys,))
     df[:] = 0
     seen = np.zeros(n_keys, dtype=np.uint8)
     for s, ids in zip(sources, new_ids):
@@ -149,7 +156,7 @@ def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool =
     np.cumsum(lengths, out=offsets[1:])
     del lengths
     np.save(out / fmt.OFFSETS, offsets)
-    blob = open_memmap(out / fmt.POSTINGS, mode="w+", dtype=np.uint8, shape=(int(offsets[-1]),))
+    blob = new_array(out / fmt.POSTINGS, dtype=np.uint8, shape=(int(offsets[-1]),))
     for s, j_dst, starts, lens in moves:
         copy_ranges(blob, offsets[j_dst].astype(np.int64), s.blob, starts, lens)
     del moves
@@ -166,6 +173,20 @@ def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool =
     bar.close()
     del df, ngram_n, ref, blob
     return {"n_ngrams": int(n_keys), "n_multi": int(n_multi), "n_postings": n_postings}
+
+
+def new_array(path: Path, dtype, shape: tuple) -> np.ndarray:
+    """A writable memory-mapped .npy file whose disk blocks are allocated now.
+
+    Writing into a memory map on a full disk kills the process (SIGBUS)
+    instead of raising; allocating first turns that into OSError(ENOSPC).
+    """
+    arr = open_memmap(path, mode="w+", dtype=dtype, shape=shape)
+    size = os.path.getsize(path)
+    if size and hasattr(os, "posix_fallocate"):
+        with open(path, "r+b") as f:
+            os.posix_fallocate(f.fileno(), 0, size)
+    return arr
 
 
 def _row_chunks(n: int, size: int = 1 << 23) -> Iterator[tuple]:
