@@ -67,6 +67,7 @@ def show_cmd(
     from itertools import islice
 
     import spacy
+    from spacy.symbols import ORTH
     from tqdm import tqdm
 
     from ..corpus import count_lines, iter_records
@@ -78,6 +79,8 @@ def show_cmd(
     try:
         settings = open_index(index).settings
         nlp = spacy.blank("en")
+        # Keep the placeholder one token on the page, as the detector does.
+        nlp.tokenizer.add_special_case(settings.placeholder, [{ORTH: settings.placeholder}])
         nlp.add_pipe("linkguard", config={"index": str(index), "k": k, "max_arity": max_arity,
                                           "max_n": settings.max_n, "placeholder": settings.placeholder})
         records = list(islice(iter_records(queries), limit))
