@@ -463,6 +463,18 @@ def estimate_per_document(per_doc: Dict[str, Any], rates: Dict[str, Any]) -> Dic
     return out
 
 
+def reestimate(gpu_result: Dict[str, Any], per_doc: Dict[str, Any]) -> Dict[str, Any]:
+    """Per-document estimates for new tokens-per-document figures from rates already
+    measured on a GPU (a `run` result), at every measured batch size; no GPU needed.
+
+    RETURNS: {"card", "variants": {variant: {batch size: estimate_per_document(...)}}}.
+    """
+    out: Dict[str, Any] = {"card": gpu_result.get("env", {}).get("gpu"), "variants": {}}
+    for variant, entry in gpu_result["variants"].items():
+        out["variants"][variant] = {str(r["batch_size"]): estimate_per_document(per_doc, r) for r in entry["batches"]}
+    return out
+
+
 def device_info(device: str) -> Dict[str, Any]:
     import torch
     import transformers
@@ -575,6 +587,9 @@ def parse_args(argv: Optional[Sequence[str]] = None):
                     help="CPU only: generate N real replies with the model in --tokenizer (SmolLM2) "
                          "and count the tokens stop_at_json saves")
     ap.add_argument("--max-new-tokens", type=int, default=300, help="with --measure-json-stop")
+    ap.add_argument("--rates", type=lambda s: [Path(x) for x in s.split(",")], default=None,
+                    help="no GPU: re-estimate seconds per document from these GPU result JSONs "
+                         "and the tokens per document of --workload")
     ap.add_argument("--detections", default="",
                     help="with --measure-workload: LABEL=detect.jsonl[,LABEL=...], e.g. "
                          "arity_1=a1.jsonl,arity_le_3=a3.jsonl")
@@ -588,7 +603,11 @@ def parse_args(argv: Optional[Sequence[str]] = None):
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     args = parse_args(argv)
-    if args.measure_workload or args.measure_json_stop:
+    if args.rates:
+        _, per_doc, sources = load_workload(args.workload)
+        result = {"rates": [str(p) for p in args.rates], "workload": sources, "per_document": per_doc,
+                  "estimates": [reestimate(json.loads(p.read_text(encoding="utf8")), per_doc) for p in args.rates]}
+    elif args.measure_workload or args.measure_json_stop:
         detections = {k: Path(v) for k, v in (item.split("=", 1) for item in args.detections.split(","))}
         if args.measure_json_stop:
             result = measure_json_stop(args.texts, next(iter(detections.values())), args.tokenizer,

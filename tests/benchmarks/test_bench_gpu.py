@@ -180,3 +180,23 @@ def test_tiny_run_prints_one_json_object_with_consistent_numbers(tmp_path):
                 "useful_completion_tok_s"]
             assert est[label]["seconds"] == pytest.approx(expected)
     assert set(result["padding"]) == {"1", "3"}
+
+
+def test_rates_mode_reestimates_from_saved_gpu_results(tmp_path):
+    gpu = {"env": {"gpu": "NVIDIA H200"}, "variants": {"static+grouped": {"batches": [
+        {"batch_size": 1, "prefill_tok_s": 20000.0, "useful_completion_tok_s": 150.0},
+        {"batch_size": 64, "prefill_tok_s": 30000.0, "useful_completion_tok_s": 3600.0}]}}}
+    rates = tmp_path / "gpu.json"
+    rates.write_text(json.dumps(gpu))
+    workload = tmp_path / "rewrite.json"
+    workload.write_text(json.dumps({"max_arity": 1, "docs": 5, "chunk_tokens": [[500, 100]],
+                                    "summary": {"llm_calls_per_doc": 3.0, "prompt_tokens_per_doc": 6000.0,
+                                                "completion_tokens_per_doc": 720.0}}))
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--rates", str(rates), "--workload", str(workload)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout)
+    by_size = out["estimates"][0]["variants"]["static+grouped"]
+    assert by_size["1"]["arity_1"]["seconds"] == pytest.approx(6000 / 20000 + 720 / 150)
+    assert by_size["64"]["arity_1"]["seconds"] == pytest.approx(6000 / 30000 + 720 / 3600)
+    assert out["estimates"][0]["card"] == "NVIDIA H200"
