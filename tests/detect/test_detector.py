@@ -93,8 +93,15 @@ def test_offsets_are_into_the_original_text():
 
 
 def _redact(text, spans, placeholder):
-    # Right to left, so that earlier offsets stay valid.
-    for start, end in sorted({(s.start_char, s.end_char) for s in spans}, reverse=True):
+    # COMBO spans may overlap each other (and NGRAM spans): merge them first,
+    # then replace right to left so that earlier offsets stay valid.
+    merged = []
+    for start, end in sorted((s.start_char, s.end_char) for s in spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    for start, end in reversed(merged):
         text = text[:start] + f" {placeholder} " + text[end:]
     return text
 
