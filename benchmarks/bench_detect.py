@@ -55,12 +55,18 @@ def pin_one_core() -> int:
 
 
 def rss_mb() -> Dict[str, float]:
-    current = 0.0
+    """Current and peak resident memory of this process's address space (MB).
+
+    VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over from the
+    parent into a child process, which would blur the paper-scale probe.
+    """
+    status = {}
     with open("/proc/self/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
-                current = int(line.split()[1]) / 1024
-    return {"current": round(current, 1), "peak": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+            if line.startswith(("VmRSS:", "VmHWM:")):
+                status[line.split(":")[0]] = int(line.split()[1]) / 1024
+    peak = status.get("VmHWM", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    return {"current": round(status.get("VmRSS", 0.0), 1), "peak": round(peak, 1)}
 
 
 def ensure_index(collection: Path, path: Path) -> Path:
