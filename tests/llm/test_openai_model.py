@@ -237,3 +237,47 @@ def test_fresh_process_resolves_the_entry_point_and_talks_to_the_server():
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out == {"module": "spacy_linkguard.llm.models.registry", "replies": [["cba"], ["ed", ""]]}
     assert [b["temperature"] for _, b in stub.requests] == [0.0, 0.0]
+
+
+def test_rewrite_loop_runs_through_the_http_backend():
+    """The loop with linkguard.OpenAI.v1 against a server that answers with the
+    canned rule of tests/rewrite/canned.py (no real LLM): edits are accepted,
+    the text comes back safe by the brute-force oracle, and the pass records
+    carry the server's token counts, one request per LLM call."""
+    from spacy_linkguard.detect import Detector
+    from spacy_linkguard.llm.tasks.rewrite.registry import make_rewrite_task
+    from spacy_linkguard.rewrite import RewriteLoop
+    from tests.rewrite.canned import answer, chunk_of, reword
+    from tests.rewrite.oracle import CORPUS, QUERY, DictIndex, brute_force
+
+    class CannedServer(StubServer):
+        def __init__(self):
+            super().__init__()
+            handler = self.server.RequestHandlerClass
+            stub = self
+
+            def do_POST(h):
+                body = json.loads(h.rfile.read(int(h.headers["Content-Length"])))
+                stub.requests.append((h.path, body))
+                text, spans = chunk_of(body["messages"][-1]["content"])
+                reply = answer(reword(text, spans))
+                payload = json.dumps({"choices": [{"message": {"role": "assistant", "content": reply}}],
+                                      "usage": {"prompt_tokens": 100 + len(stub.requests),
+                                                "completion_tokens": len(reply.split())}}).encode("utf8")
+                h._send(200, payload)
+
+            handler.do_POST = do_POST
+
+    index = DictIndex(CORPUS)
+    task = make_rewrite_task(examples=[], placeholder="[REDACTED]")
+    with CannedServer() as server:
+        model = OpenAIChatModel("served", base_url=server.url, api_key_env=None, concurrency=4)
+        (result,) = RewriteLoop(Detector(index, k=2, max_arity=3), task, model, max_passes=3).run([QUERY])
+    assert result.safe and brute_force(result.text, index, k=2, m=3).safe
+    # The server's edits were accepted and written back (the canned rule's
+    # "q" suffixes); guarantee mode redacts whatever they left linkable.
+    assert sum(p.chunks_accepted for p in result.passes) > 0 and "1961q" in result.text
+    calls = sum(p.llm_calls for p in result.passes)
+    assert calls == len(server.requests) > 0
+    prompt_tokens = sorted(100 + i for i in range(1, calls + 1))
+    assert sorted(t[0] for p in result.passes for t in p.chunk_tokens) == prompt_tokens
