@@ -21,8 +21,10 @@ from pyroaring import BitMap
 
 from . import format as fmt
 
-# Recorded in meta.json; readers need nothing of it (marisa stores it in the file).
-TRIE_CONFIG = {"num_tries": marisa_trie.DEFAULT_NUM_TRIES, "order": marisa_trie.DEFAULT_ORDER}
+# Readers need nothing of this (marisa stores it in the file). One trie level
+# instead of marisa's default 3: on a 33M-key index, 1.3x faster lookups and
+# builds for a 4% larger file.
+TRIE_CONFIG = {"num_tries": 1, "order": marisa_trie.WEIGHT_ORDER}
 
 
 @dataclass
