@@ -88,7 +88,12 @@ def load_workload(paths: Sequence[Path]) -> Tuple[List[Tuple[int, int]], Dict[st
     per_doc: Dict[str, Any] = {}
     sources: List[str] = []
     for path in paths:
-        data = json.loads(Path(path).read_text(encoding="utf8"))
+        label, _, name = str(path).rpartition("=")
+        path = Path(name)
+        if path.suffix == ".jsonl":  # output lines of `python -m spacy_linkguard rewrite`
+            data = _from_rewrite_output(path, label or "rewrite")
+        else:
+            data = json.loads(path.read_text(encoding="utf8"))
         found = [(int(p), int(c)) for p, c in data.get("chunk_tokens", []) if p > 0 and c > 0]
         found = found or _find_chunks(data)
         if found and not chunks:
@@ -100,6 +105,22 @@ def load_workload(paths: Sequence[Path]) -> Tuple[List[Tuple[int, int]], Dict[st
     if not chunks:
         raise ValueError(f"{', '.join(map(str, paths))} hold no per-chunk prompt/completion token lengths")
     return chunks, per_doc, sources
+
+
+def _from_rewrite_output(path: Path, label: str) -> Dict[str, Any]:
+    """Per-call lengths and per-document means (all passes, retries included)
+    from the JSONL the `rewrite` CLI writes, as {"chunk_tokens", "per_document"}."""
+    docs = [json.loads(line) for line in open(path, encoding="utf8") if line.strip()]
+    calls = [t for d in docs for p in d.get("passes", []) for t in p.get("chunk_tokens", [])]
+    n = max(1, len(docs))
+
+    def total(key):
+        return sum(p.get(key, 0) for d in docs for p in d.get("passes", [])) / n
+
+    return {"chunk_tokens": calls, "per_document": {label: {
+        "prompt_tokens": total("prompt_tokens"), "completion_tokens": total("completion_tokens"),
+        "llm_calls": total("llm_calls"), "passes": sum(len(d.get("passes", [])) for d in docs) / n,
+        "documents": len(docs)}}}
 
 
 def _per_document(data: Dict[str, Any]) -> Dict[str, Any]:
@@ -498,7 +519,7 @@ def run(args) -> Dict[str, Any]:
     device = args.device or ("cuda" if torch.cuda.is_available() and not args.tiny else "cpu")
     dtype = args.dtype or ("bfloat16" if device.startswith("cuda") else "float32")
     tokenizer = AutoTokenizer.from_pretrained(str(args.tokenizer), local_files_only=True)
-    if args.workload and all(p.is_file() for p in args.workload):
+    if args.workload and all(Path(str(p).rpartition("=")[2]).is_file() for p in args.workload):
         workload, per_doc, sources = load_workload(args.workload)
         source = "; ".join(sources)
     elif args.tiny:
@@ -567,8 +588,9 @@ def parse_args(argv: Optional[Sequence[str]] = None):
                     help="folder with the chat model's tokenizer files (no weights needed)")
     ap.add_argument("--workload", type=lambda s: [Path(x) for x in s.split(",")],
                     default=[REPO / "benchmarks" / "results" / "rewrite.json"],
-                    help="comma-separated JSON files: per-chunk token lengths and tokens per "
-                         "document (bench_rewrite.py's output, or --measure-workload's)")
+                    help="comma-separated files: per-chunk token lengths and tokens per document "
+                         "(bench_rewrite.py's JSON, --measure-workload's JSON, or LABEL=out.jsonl "
+                         "written by `python -m spacy_linkguard rewrite`, LABEL e.g. arity_1)")
     ap.add_argument("--texts", type=Path, default=DEFAULT_TEXTS, help="JSONL of texts to cut prompts from")
     ap.add_argument("--batch-sizes", type=lambda s: [int(x) for x in s.split(",")], default=None)
     ap.add_argument("--variants", type=lambda s: s.split(","), default=["dynamic"],

@@ -200,3 +200,17 @@ def test_rates_mode_reestimates_from_saved_gpu_results(tmp_path):
     assert by_size["1"]["arity_1"]["seconds"] == pytest.approx(6000 / 20000 + 720 / 150)
     assert by_size["64"]["arity_1"]["seconds"] == pytest.approx(6000 / 30000 + 720 / 3600)
     assert out["estimates"][0]["card"] == "NVIDIA H200"
+
+
+def test_load_workload_reads_rewrite_cli_output(tmp_path):
+    lines = [{"id": "a", "passes": [{"llm_calls": 2, "prompt_tokens": 300, "completion_tokens": 50,
+                                     "chunk_tokens": [[100, 20], [200, 30]]},
+                                    {"llm_calls": 1, "prompt_tokens": 150, "completion_tokens": 10,
+                                     "chunk_tokens": [[150, 10]]}]},
+             {"id": "b", "passes": []}]
+    path = tmp_path / "out_llm_a1.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    chunks, per_doc, _ = bench.load_workload([Path(f"arity_1={path}")])
+    assert chunks == [(100, 20), (200, 30), (150, 10)]
+    assert per_doc["arity_1"] == {"prompt_tokens": 225.0, "completion_tokens": 30.0, "llm_calls": 1.5,
+                                  "passes": 1.0, "documents": 2, "source": str(path)}
