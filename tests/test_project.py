@@ -179,6 +179,22 @@ def tiny_corpus(dest: Path, n_queries: int = 2, n_other: int = 20, words: int = 
             f.write(json.dumps({"id": r["id"], "text": cut(r["text"])}) + "\n")
 
 
+def run_group(cmd, cwd, env, timeout):
+    """Run `cmd` in its own process group; on timeout kill the whole group
+    (weasel's step subprocesses too), then fail."""
+    import signal
+
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        pytest.fail(f"{' '.join(cmd[:4])} ran over {timeout} s:\n{out[-3000:]}\n{err[-3000:]}")
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
 @pytest.mark.slow
 def test_project_run_all_end_to_end(tmp_path):
     proj = tmp_path / "proj"
@@ -206,8 +222,7 @@ def test_project_run_all_end_to_end(tmp_path):
     overrides = ["--vars.n_eval_docs", "2", "--vars.llm_config", "configs/rewrite_canned.cfg",
                  "--vars.nospans_llm_config", "configs/rewrite_cpu_short.cfg", "--vars.nospans_passes", "1",
                  "--vars.lexical_passes", "1", "--vars.fig3_levels", "0,0.5", "--vars.fig3_ks", "1,5"]
-    run = subprocess.run([sys.executable, "-m", "weasel", "run", "all", str(proj), *overrides],
-                         cwd=proj, env=env, capture_output=True, text=True, timeout=1200)
+    run = run_group([sys.executable, "-m", "weasel", "run", "all", str(proj), *overrides], proj, env, 1800)
     assert run.returncode == 0, (run.stdout[-4000:], run.stderr[-4000:])
 
     report = proj / "reports" / "echr"
@@ -240,8 +255,7 @@ def test_project_run_all_end_to_end(tmp_path):
         assert (report / href).is_file()
 
     # A second run skips every step: all inputs and outputs are declared.
-    again = subprocess.run([sys.executable, "-m", "weasel", "run", "all", str(proj), *overrides],
-                           cwd=proj, env=env, capture_output=True, text=True, timeout=600)
+    again = run_group([sys.executable, "-m", "weasel", "run", "all", str(proj), *overrides], proj, env, 600)
     assert again.returncode == 0
     skipped = again.stdout.count("nothing changed")
     assert skipped == len(load_project()["workflows"]["all"]), again.stdout[-3000:]

@@ -123,12 +123,17 @@ class PerplexityScorer:
                 continue
             window = ids[begin:end].unsqueeze(0).to(self.device)
             with torch.no_grad():
-                logits = self.model(window).logits[0].float()
-            # Position t predicts token t+1; score only the last n_scored tokens.
-            logprobs = torch.log_softmax(logits[:-1], dim=-1)
-            targets = window[0, 1:]
-            tok_lp = logprobs.gather(1, targets.unsqueeze(1)).squeeze(1)
-            total += float(-tok_lp[-n_scored:].sum())
+                # Only the last n_scored + 1 positions need logits: with Gemma's
+                # 262k vocabulary the LM head costs more than the model body,
+                # and full-window logits would take a GB of memory.
+                try:
+                    logits = self.model(window, logits_to_keep=n_scored + 1).logits[0]
+                except TypeError:  # a model without logits_to_keep
+                    logits = self.model(window).logits[0]
+                # Position t predicts token t+1: the last n_scored targets.
+                logits = logits[-(n_scored + 1) : -1].float()
+                targets = window[0, -n_scored:]
+                total += float(torch.nn.functional.cross_entropy(logits, targets, reduction="sum"))
             count += n_scored
         return total, count
 
