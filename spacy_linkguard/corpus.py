@@ -2,7 +2,7 @@
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, Optional, Union
+from typing import Any, Dict, Iterable, Iterator, Optional, Tuple, Union
 
 from .errors import Errors, LinkguardError
 
@@ -17,19 +17,18 @@ class Record:
     line: int = 0  # 1-based line number in the file it came from (0: not from a file)
 
 
-def iter_records(path: Union[str, Path], *, check_unique: bool = True) -> Iterator[Record]:
-    """Stream the records of a JSONL corpus, validating each line.
+def iter_json_lines(path: Union[str, Path], *, hint: str = "") -> Iterator[Tuple[int, Any]]:
+    """Stream the decoded JSON value of every non-blank line of a JSONL file.
 
     path (str / Path): The JSONL file.
-    check_unique (bool): Raise E009 on a repeated id.
-    YIELDS (Record): Records in file order; blank lines are skipped.
-    RAISES: LinkguardError E006 (bad JSON, with line number), E007 (missing
-        or mistyped field), E008 (invalid UTF-8), E009 (repeated id), E010 (no file).
+    hint (str): Appended to the E010 message, e.g. " (run the step that writes it)".
+    YIELDS (Tuple[int, Any]): (1-based line number, decoded value).
+    RAISES: LinkguardError E006 (bad JSON, with line number), E008 (invalid
+        UTF-8, with byte offset), E010 (no file).
     """
     path = Path(path)
     if not path.is_file():
-        raise LinkguardError(Errors.E010.format(path=path, hint=""))
-    seen: Dict[str, int] = {}
+        raise LinkguardError(Errors.E010.format(path=path, hint=hint))
     offset = 0
     with path.open("rb") as f:
         for lineno, raw in enumerate(f, start=1):
@@ -41,17 +40,30 @@ def iter_records(path: Union[str, Path], *, check_unique: bool = True) -> Iterat
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                yield lineno, json.loads(line)
             except json.JSONDecodeError as e:
                 raise LinkguardError(Errors.E006.format(path=path, line=lineno, detail=e.msg)) from None
-            record = record_from_obj(obj, path=path, line=lineno)
-            if check_unique:
-                if record.id in seen:
-                    raise LinkguardError(
-                        Errors.E009.format(doc_id=record.id, path=path, first=seen[record.id], line=lineno)
-                    )
-                seen[record.id] = lineno
-            yield record
+
+
+def iter_records(path: Union[str, Path], *, check_unique: bool = True) -> Iterator[Record]:
+    """Stream the records of a JSONL corpus, validating each line.
+
+    path (str / Path): The JSONL file.
+    check_unique (bool): Raise E009 on a repeated id.
+    YIELDS (Record): Records in file order; blank lines are skipped.
+    RAISES: LinkguardError E006 (bad JSON, with line number), E007 (missing
+        or mistyped field), E008 (invalid UTF-8), E009 (repeated id), E010 (no file).
+    """
+    seen: Dict[str, int] = {}
+    for lineno, obj in iter_json_lines(path):
+        record = record_from_obj(obj, path=path, line=lineno)
+        if check_unique:
+            if record.id in seen:
+                raise LinkguardError(
+                    Errors.E009.format(doc_id=record.id, path=path, first=seen[record.id], line=lineno)
+                )
+            seen[record.id] = lineno
+        yield record
 
 
 def record_from_obj(obj: Any, *, path: Union[str, Path] = "<records>", line: int = 0) -> Record:

@@ -1,5 +1,4 @@
 """`paraphrase`: the handcrafted WordNet paraphrasing baseline (whole documents or flagged spans)."""
-import json
 import sys
 import time
 import zlib
@@ -58,7 +57,7 @@ def paraphrase_cmd(
     from tqdm import tqdm
 
     from ..baselines.registry import make_lexical
-    from ..corpus import count_lines, iter_records, write_records
+    from ..corpus import iter_records, write_records
     from ..errors import Errors, LinkguardError
 
     try:
@@ -123,20 +122,13 @@ def read_spans(path: Path) -> Dict[str, List[Any]]:
     """
     from ..errors import Errors, LinkguardError
 
-    if not Path(path).is_file():
-        raise LinkguardError(Errors.E010.format(path=path, hint=" (write it with `detect --out`)"))
+    from ..corpus import iter_json_lines
+
     out: Dict[str, List[Any]] = {}
-    with Path(path).open("r", encoding="utf-8") as f:
-        for lineno, raw in enumerate(f, start=1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as e:
-                raise LinkguardError(Errors.E006.format(path=path, line=lineno, detail=e.msg)) from None
-            if not isinstance(obj, dict) or not isinstance(obj.get("spans"), list) or "id" not in obj:
-                raise LinkguardError(Errors.E007.format(path=path, line=lineno, field="spans", kind="list"))
-            out[str(obj["id"])] = obj["spans"]
+    for lineno, obj in iter_json_lines(path, hint=" (write it with `detect --out`)"):
+        if not isinstance(obj, dict) or not isinstance(obj.get("spans"), list) or "id" not in obj:
+            raise LinkguardError(Errors.E007.format(path=path, line=lineno, field="spans", kind="list"))
+        out[str(obj["id"])] = obj["spans"]
     return out
 
 

@@ -5,12 +5,11 @@ Every approach writes one JSONL line per document: at least `id` and `text`
 records with LLM calls, tokens and seconds), `forced_redactions` and `safe`;
 other fields are ignored.
 """
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-from ..corpus import Record, record_from_obj
+from ..corpus import Record, iter_json_lines, record_from_obj
 from ..errors import Errors, LinkguardError
 
 
@@ -48,21 +47,11 @@ def read_output_objects(path: Path) -> Dict[str, Dict[str, Any]]:
 
     Each line is validated like a corpus record (E006-E010).
     """
-    path = Path(path)
-    if not path.is_file():
-        raise LinkguardError(Errors.E010.format(path=path, hint=" (run the step that writes it)"))
     objs: Dict[str, Dict[str, Any]] = {}
-    with path.open("r", encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise LinkguardError(Errors.E006.format(path=path, line=lineno, detail=e.msg)) from None
-            rec = record_from_obj(obj, path=path, line=lineno)
-            obj["id"] = rec.id
-            objs[rec.id] = obj
+    for lineno, obj in iter_json_lines(path, hint=" (run the step that writes it)"):
+        rec = record_from_obj(obj, path=path, line=lineno)
+        obj["id"] = rec.id
+        objs[rec.id] = obj
     return objs
 
 
