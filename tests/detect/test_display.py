@@ -59,7 +59,7 @@ def _chromium():
         path = shutil.which(name)
         if path:
             return path
-    pytest.skip("Chromium is not installed (`make sysdeps` installs it)")
+    pytest.fail("Chromium is not installed: run `make sysdeps` (Debian package chromium)")
 
 
 @pytest.mark.browser
