@@ -1,0 +1,113 @@
+"""spaCy's N-gram tokens of a text, remembered per whitespace-delimited chunk.
+
+spaCy's tokenizer splits a text at whitespace first and tokenizes each chunk
+on its own; only special cases that contain whitespace can join chunks. Its
+own chunk cache stops saving for the rest of a text once any special case
+(the placeholder, "Mr.", "e.g.") has matched, so masked documents are
+re-tokenized almost in full on every call. The detector tokenizes every text
+it sees (and the rewrite loop re-detects mostly unchanged text), so
+`ChunkTokenizer` keeps its own memo: chunk -> its tokens, and calls spaCy
+only for chunks it has not seen, all of one text's new chunks in one call.
+
+The result is exactly what iterating `tokenizer(text)` gives (tests compare
+the two on real and generated text); `get_chunk_tokenizer` returns None when
+the rules could join chunks (a special case or placeholder with whitespace
+inside), and callers then use the tokenizer directly.
+"""
+import re
+from functools import lru_cache
+from typing import Dict, List, Optional, Tuple
+
+from spacy.tokenizer import Tokenizer
+
+from .normalize import token_key
+from .tokenizer import get_tokenizer
+
+# (start, end, key) of one token, offsets relative to its chunk; key None for a
+# boundary token (punctuation or containing the placeholder).
+ChunkToken = Tuple[int, int, Optional[str]]
+# (start, end, key) of one token, offsets into the text; key None for a boundary
+# token, including a whitespace token between chunks.
+TextToken = Tuple[int, int, Optional[str]]
+
+# `\S` and `\s` follow `str.isspace`, as spaCy's whitespace split does.
+_CHUNK = re.compile(r"\S+")
+_JOIN = "\n"  # joins a text's new chunks for one spaCy call; a whitespace token, never part of a chunk
+MEMO_SIZE = 200_000  # chunks remembered (about 50 MB); the memo is emptied when full
+
+
+class ChunkTokenizer:
+    """Tokens of a text with boundary flags, as `tokenizer(text)` gives them, memoised per chunk.
+
+    tokenizer (Tokenizer): spaCy's English tokenizer with the placeholder special case.
+    placeholder (str): A token containing it is a boundary token.
+    memo_size (int): Chunks remembered before the memo is emptied.
+    """
+
+    def __init__(self, tokenizer: Tokenizer, placeholder: str, memo_size: int = MEMO_SIZE) -> None:
+        self.tokenizer = tokenizer
+        self.placeholder = placeholder
+        self.memo_size = memo_size
+        self.memo: Dict[str, Tuple[ChunkToken, ...]] = {}
+
+    def __call__(self, text: str) -> List[TextToken]:
+        """Tokens of `text` (already look-alike normalized) in order; whitespace
+        between chunks other than one plain space becomes one boundary token."""
+        chunks = [(m.start(), m.group()) for m in _CHUNK.finditer(text)]
+        memo = self.memo
+        distinct = list(dict.fromkeys(chunk for _, chunk in chunks))
+        new = [c for c in distinct if c not in memo]
+        if new and len(memo) + len(new) > self.memo_size:
+            memo.clear()  # full: start again with this text's chunks
+            new = distinct
+        if new:
+            memo.update(self._tokenize(new))
+        out: List[TextToken] = []
+        prev_end = -1
+        for start, chunk in chunks:
+            if prev_end >= 0 and (start - prev_end != 1 or text[prev_end] != " "):
+                out.append((prev_end, start, None))
+            out.extend([(start + s, start + e, key) for s, e, key in memo[chunk]])
+            prev_end = start + len(chunk)
+        return out
+
+    def _tokenize(self, chunks: List[str]) -> Dict[str, Tuple[ChunkToken, ...]]:
+        """Tokenize new chunks with one spaCy call; split the tokens back by offset."""
+        bounds = []
+        pos = 0
+        for chunk in chunks:
+            bounds.append(pos)
+            pos += len(chunk) + len(_JOIN)
+        found: List[List[ChunkToken]] = [[] for _ in chunks]
+        c = 0
+        placeholder = self.placeholder
+        for tok in self.tokenizer(_JOIN.join(chunks)):
+            if tok.is_space:
+                continue
+            idx = tok.idx
+            while c + 1 < len(bounds) and bounds[c + 1] <= idx:
+                c += 1
+            rel = idx - bounds[c]
+            text = tok.text
+            boundary = tok.is_punct or placeholder in text
+            found[c].append((rel, rel + len(text), None if boundary else token_key(text)))
+        return {chunk: tuple(toks) for chunk, toks in zip(chunks, found)}
+
+
+def can_memoise(tokenizer: Tokenizer, placeholder: str) -> bool:
+    """Whether chunks are tokenized independently: no special case (and not
+    the placeholder) has whitespace next to other characters."""
+    def joins(text: str) -> bool:
+        return any(c.isspace() for c in text) and not text.isspace()
+
+    return not joins(placeholder) and not any(joins(rule) for rule in tokenizer.rules)
+
+
+@lru_cache(maxsize=8)
+def get_chunk_tokenizer(placeholder: str) -> Optional[ChunkTokenizer]:
+    """The (cached) `ChunkTokenizer` for `placeholder`, or None when chunks are
+    not independent under its rules (then tokenize whole texts)."""
+    tokenizer = get_tokenizer(placeholder)
+    if not can_memoise(tokenizer, placeholder):
+        return None
+    return ChunkTokenizer(tokenizer, placeholder)

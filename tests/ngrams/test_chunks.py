@@ -1,0 +1,110 @@
+"""`ChunkTokenizer` (memo per whitespace chunk) against spaCy's tokenizer on whole texts.
+
+The oracle is `spacy_tokens`: iterate `get_tokenizer(placeholder)(text)` and
+flag boundary tokens, the SPEC's definition word for word.
+"""
+import itertools
+import json
+import random
+from pathlib import Path
+
+import pytest
+import spacy
+from spacy.symbols import ORTH
+
+from spacy_linkguard.ngrams import NgramSettings, get_tokenizer, normalize_lookalikes, text_segments
+from spacy_linkguard.ngrams.chunks import ChunkTokenizer, can_memoise, get_chunk_tokenizer
+from spacy_linkguard.ngrams.segments import spacy_tokens, tokens_to_segments
+
+ASSETS = Path(__file__).parents[2] / "assets"
+S = NgramSettings()
+
+# Pieces chosen to hit the tokenizer's special cases, affixes, infixes, URLs
+# and every kind of whitespace spaCy treats differently (one plain space is
+# trailing whitespace, anything else a whitespace token).
+WORDS = [
+    "the", "Court", "Mr.", "Mrs", "e.g.", "i.e.", "don't", "can't", "U.S.", "No.", "no.", "36110/97",
+    "[REDACTED]", "[REDACTED],", "([REDACTED])", "X[REDACTED]Y", "[REDACTED]'s", "non-pecuniary",
+    "\u201cquoted\u201d", "it\u2019s", "(see", "§", "Article", "6", "§1", "1.", "€5,000", "5-2",
+    "http://hudoc.echr.coe.int/eng?i=001-57590", "x@example.org", ":)", "...", "--", "'", '"',
+    "Straße", "STRASSE", "Kotu\u0142a", "a.m.", "p.m.", "etc.", "vs.", "Jan.", "1999.", "ECHR", "v.",
+]
+SPACES = [" ", " ", " ", " ", "  ", "\n", "\n\n", "\t", "\u00a0", " \n", "\u2009", "\u3000", " \u00a0 "]
+
+
+def reference_segments(text, placeholder=S.placeholder):
+    return tokens_to_segments(spacy_tokens(normalize_lookalikes(text), placeholder))
+
+
+def generated_texts(n, seed):
+    rng = random.Random(seed)
+    for _ in range(n):
+        parts = []
+        if rng.random() < 0.3:
+            parts.append(rng.choice(SPACES))
+        for _ in range(rng.randint(0, 60)):
+            parts.append(rng.choice(WORDS))
+            parts.append(rng.choice(SPACES))
+        if parts and rng.random() < 0.5:
+            parts.pop()
+        yield "".join(parts)
+
+
+def bundled_texts(limit):
+    for path in (ASSETS / "echr" / "queries.jsonl", ASSETS / "wiki" / "queries.jsonl"):
+        with path.open(encoding="utf8") as f:
+            for line in itertools.islice(f, limit):
+                yield json.loads(line)["text"]
+
+
+def test_rules_allow_the_memo_for_the_default_placeholder():
+    assert can_memoise(get_tokenizer(S.placeholder), S.placeholder)
+    assert get_chunk_tokenizer(S.placeholder) is not None
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_generated_texts_match_spacy(seed):
+    for text in generated_texts(300, seed):
+        assert text_segments(text, S) == reference_segments(text), repr(text)
+
+
+def test_bundled_documents_match_spacy():
+    # Twice: the second pass is answered from the memo alone.
+    texts = list(bundled_texts(40))
+    for _ in range(2):
+        for text in texts:
+            assert text_segments(text, S) == reference_segments(text)
+
+
+def test_small_memo_is_emptied_and_stays_exact():
+    tokenizer = ChunkTokenizer(get_tokenizer(S.placeholder), S.placeholder, memo_size=7)
+    most = 7  # the memo holds at most memo_size chunks, or one text's chunks
+    cleared = 0
+    for text in generated_texts(100, 3):
+        norm = normalize_lookalikes(text)
+        before = len(tokenizer.memo)
+        assert tokens_to_segments(tokenizer(norm)) == reference_segments(text)
+        most = max(most, len(set(norm.split())))
+        assert len(tokenizer.memo) <= most
+        cleared += len(tokenizer.memo) < before
+    assert cleared > 0
+
+
+def test_whitespace_between_chunks():
+    tokenizer = get_chunk_tokenizer(S.placeholder)
+    # One plain space joins; two spaces, a tab or a no-break space split.
+    assert [s.keys for s in text_segments("a b", S)] == [("a", "b")]
+    for gap in ("  ", "\t", "\u00a0", "\n"):
+        assert [s.keys for s in text_segments(f"a{gap}b", S)] == [("a",), ("b",)]
+        assert (1, 1 + len(gap), None) in tokenizer(f"a{gap}b")
+
+
+def test_rules_that_join_chunks_turn_the_memo_off():
+    # A special case with a space inside matches across two chunks, so chunks
+    # are no longer tokenized on their own: the memo must not be used.
+    tokenizer = spacy.blank("en").tokenizer
+    assert can_memoise(tokenizer, S.placeholder)
+    tokenizer.add_special_case("Mr Smith", [{ORTH: "Mr Smith"}])
+    assert not can_memoise(tokenizer, S.placeholder)
+    assert [t.text for t in tokenizer("Mr Smith said")] == ["Mr Smith", "said"]
+    assert not can_memoise(get_tokenizer(S.placeholder), "[NAME REMOVED]")
