@@ -311,7 +311,8 @@ def main() -> None:
     result["latency"]["k2_arity1_no_df_cache"] = time_detector(cold, queries)
     log("hitting set vs the paper's rule")
     result["hitting_vs_paper"] = [hitting_vs_paper(index, queries, k, 3) for k in (2, 5)]
-    result["oracle"] = oracle_comparison(index, queries, args.oracle_docs)
+    if args.oracle_docs > 0:
+        result["oracle"] = oracle_comparison(index, queries, args.oracle_docs)
     result["peak_rss_mb"] = rss_mb()["peak"]
     if args.paper_scale_dir:
         result["paper_scale"] = paper_scale(args.paper_scale_dir, args.paper_words, args.paper_docs, args.pin)
@@ -323,11 +324,12 @@ def main() -> None:
         <= TARGETS["arity3_median_ms"],
         "arity3_p95_ms<=2000": max(lat["k2_arity3"]["wall_ms"]["p95"], lat["k5_arity3"]["wall_ms"]["p95"])
         <= TARGETS["arity3_p95_ms"],
-        "oracle_speedup>=20": result["oracle"]["speedup_wall"] >= TARGETS["oracle_speedup"],
         # CPU time: what the wall clock would read on an idle core (this machine is shared).
         "arity1_median_cpu_ms<=5": max(lat["k2_arity1"]["cpu_ms"]["median"], lat["k5_arity1"]["cpu_ms"]["median"])
         <= TARGETS["arity1_median_ms"],
     }
+    if "oracle" in result:
+        result["targets"]["oracle_speedup>=20"] = result["oracle"]["speedup_wall"] >= TARGETS["oracle_speedup"]
     if "paper_scale" in result:
         result["targets"]["paper_scale_rss_mb<=2048"] = result["paper_scale"]["peak_rss_mb"] <= TARGETS["paper_scale_rss_mb"]
     result["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
