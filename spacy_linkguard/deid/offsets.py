@@ -24,26 +24,14 @@ class OffsetMap:
         An offset inside a replaced region maps to the start of its replacement
         (the original characters no longer exist there).
         """
-        i = bisect_right([r[0] for r in self.regions], offset) - 1
-        if i < 0:
-            return offset
-        o_start, o_end, n_start, n_end = self.regions[i]
-        if offset < o_end:
-            return n_start
-        return offset - o_end + n_end
+        return _map(self.regions, offset, 0, 2)
 
     def to_orig(self, offset: int) -> int:
         """Map an offset of the de-identified text back to the original text.
 
         An offset inside a replacement maps to the start of the original region.
         """
-        i = bisect_right([r[2] for r in self.regions], offset) - 1
-        if i < 0:
-            return offset
-        o_start, o_end, n_start, n_end = self.regions[i]
-        if offset < n_end:
-            return o_start
-        return offset - n_end + o_end
+        return _map(self.regions, offset, 2, 0)
 
     def to_list(self) -> List[List[int]]:
         """JSON-friendly form: a list of [orig_start, orig_end, new_start, new_end]."""
@@ -52,6 +40,18 @@ class OffsetMap:
     @classmethod
     def from_list(cls, data: Sequence[Sequence[int]]) -> "OffsetMap":
         return cls(tuple(tuple(int(v) for v in r) for r in data))  # type: ignore[misc]
+
+
+def _map(regions: Sequence[Region], offset: int, src: int, dst: int) -> int:
+    """Map `offset` between the two texts: a region's bounds in the source text
+    are columns `src`, `src + 1`; in the destination, `dst`, `dst + 1`."""
+    i = bisect_right([r[src] for r in regions], offset) - 1
+    if i < 0:
+        return offset
+    region = regions[i]
+    if offset < region[src + 1]:
+        return region[dst]
+    return offset - region[src + 1] + region[dst + 1]
 
 
 def apply_replacements(text: str, replacements: Sequence[Tuple[int, int, str]]) -> Tuple[str, OffsetMap]:
