@@ -9,27 +9,6 @@ from spacy_linkguard.index import NgramIndex
 
 pytestmark = pytest.mark.slow  # loads the spaCy pipeline
 
-COLLECTION = [
-    ("a", "The applicant lodged a complaint with the regional court in Vienna. "
-          "The judges quickly rejected the complaint as unfounded."),
-    ("b", "The lawyers examined the documents carefully and found serious errors."),
-    ("c", "The applicant lodged a complaint. The judges rejected the complaint."),
-    ("d", "The lawyers examined the documents and found errors with the court."),
-]
-QUERIES = [
-    "The applicant lodged a complaint with the regional court in [REDACTED]. "
-    "The judges quickly rejected the complaint as unfounded.",
-    "The lawyers examined the documents carefully and found serious errors.",
-]
-
-
-@pytest.fixture(scope="module")
-def index_path(tmp_path_factory):
-    path = tmp_path_factory.mktemp("lexical_component") / "idx"
-    NgramIndex.build([{"id": i, "text": t} for i, t in COLLECTION], path, progress=False)
-    return path
-
-
 def _pipeline(index_path, nlp, cheap_scorer, **cfg):
     pipeline = spacy.blank("en")
     pipe = pipeline.add_pipe("linkguard_lexical_rewrite", config={
@@ -40,12 +19,13 @@ def _pipeline(index_path, nlp, cheap_scorer, **cfg):
     return pipeline, pipe
 
 
-def test_component_rewrites_until_safe(index_path, nlp, cheap_scorer):
-    pipeline, pipe = _pipeline(index_path, nlp, cheap_scorer, max_passes=2)
+def test_component_rewrites_until_safe(lexical_index, lexical_queries, nlp, cheap_scorer):
+    pipeline, pipe = _pipeline(lexical_index, nlp, cheap_scorer, max_passes=2)
     assert isinstance(pipe, LinkguardLexicalRewrite) and isinstance(pipe.model, LexicalParaphraser)
-    detector = Detector(NgramIndex.load(index_path), k=2, max_arity=3)
-    docs = list(pipeline.pipe(QUERIES))
-    for doc, text in zip(docs, QUERIES):
+    detector = Detector(NgramIndex.load(lexical_index), k=2, max_arity=3)
+    texts = lexical_queries[:2]  # the ones with replaceable content words
+    docs = list(pipeline.pipe(texts))
+    for doc, text in zip(docs, texts):
         assert doc.text == text  # the Doc keeps its text; the released one is an extension
         assert doc._.linkguard_rewrite_safe and detector.detect(doc._.linkguard_text).safe
         assert doc._.linkguard_text != text
@@ -53,10 +33,10 @@ def test_component_rewrites_until_safe(index_path, nlp, cheap_scorer):
         assert doc._.linkguard_passes[0]["spans_removed"] > 0
 
 
-def test_component_settings_round_trip(index_path, nlp, cheap_scorer, tmp_path):
-    pipeline, pipe = _pipeline(index_path, nlp, cheap_scorer, guarantee=False, seed=9, max_chunk_chars=300)
+def test_component_settings_round_trip(lexical_index, nlp, cheap_scorer, tmp_path):
+    pipeline, pipe = _pipeline(lexical_index, nlp, cheap_scorer, guarantee=False, seed=9, max_chunk_chars=300)
     pipe.to_disk(tmp_path / "pipe")
-    _, other = _pipeline(index_path, nlp, cheap_scorer)
+    _, other = _pipeline(lexical_index, nlp, cheap_scorer)
     other.from_disk(tmp_path / "pipe")
     assert other.cfg == pipe.cfg
     assert other.loop.seed == 9 and other.loop.guarantee is False
@@ -64,9 +44,9 @@ def test_component_settings_round_trip(index_path, nlp, cheap_scorer, tmp_path):
     assert other.from_bytes(pipe.to_bytes()).cfg["seed"] == 9
 
 
-def test_component_runs_in_two_processes(index_path, nlp, cheap_scorer):
-    pipeline, _ = _pipeline(index_path, nlp, cheap_scorer, batch_size=1)
-    texts = QUERIES + ["Nothing here links at all."]
+def test_component_runs_in_two_processes(lexical_index, lexical_queries, nlp, cheap_scorer):
+    pipeline, _ = _pipeline(lexical_index, nlp, cheap_scorer, batch_size=1)
+    texts = lexical_queries[:2] + ["Nothing here links at all."]
     single = [d._.linkguard_text for d in pipeline.pipe(texts)]
     multi = [d._.linkguard_text for d in pipeline.pipe(texts, n_process=2, batch_size=1)]
     assert single == multi

@@ -10,27 +10,9 @@ from spacy_linkguard.rewrite import occurs
 
 pytestmark = pytest.mark.slow  # loads the spaCy pipeline
 
-COLLECTION = [
-    ("a", "The applicant lodged a complaint with the regional court in Vienna. "
-          "The judges quickly rejected the complaint as unfounded."),
-    ("b", "The lawyers examined the documents carefully and found serious errors."),
-    ("c", "The applicant lodged a complaint. The judges rejected the complaint."),
-    ("d", "The lawyers examined the documents and found errors with the court."),
-    ("e", "It was in Paris on Monday."),
-]
-QUERIES = [
-    "The applicant lodged a complaint with the regional court in [REDACTED]. "
-    "The judges quickly rejected the complaint as unfounded.",
-    "The lawyers examined the documents carefully and found serious errors.",
-    "It was in Paris on Monday.",
-]
-
-
 @pytest.fixture(scope="module")
-def detector(tmp_path_factory):
-    path = tmp_path_factory.mktemp("lexical_loop") / "idx"
-    NgramIndex.build([{"id": i, "text": t} for i, t in COLLECTION], path, progress=False)
-    return Detector(NgramIndex.load(path), k=2, max_arity=3)
+def detector(lexical_index):
+    return Detector(NgramIndex.load(lexical_index), k=2, max_arity=3)
 
 
 @pytest.fixture(scope="module")
@@ -38,11 +20,11 @@ def paraphraser(nlp, wordnet, cheap_scorer):
     return LexicalParaphraser(nlp=nlp, wordnet=wordnet, scorer=cheap_scorer)
 
 
-def test_loop_without_guarantee_rewrites_flagged_spans(detector, paraphraser):
+def test_loop_without_guarantee_rewrites_flagged_spans(detector, lexical_queries, paraphraser):
     loop = LexicalRewriteLoop(detector, paraphraser, max_passes=3, guarantee=False, seed=1)
     with pytest.warns(Warning):  # some documents stay linkable: the loop warns (W200)
-        results = loop.run(QUERIES)
-    for i, (text, res) in enumerate(zip(QUERIES, results)):
+        results = loop.run(lexical_queries)
+    for i, (text, res) in enumerate(zip(lexical_queries, results)):
         first = detector.detect(text)
         assert not first.safe
         assert res.safe == detector.detect(res.text).safe
@@ -59,13 +41,13 @@ def test_loop_without_guarantee_rewrites_flagged_spans(detector, paraphraser):
             gone = [s for s in first.spans if not occurs(text[s.start_char:s.end_char], res.text, detector.settings)]
             assert gone
     # "It was in Paris on Monday.: only names and function words; WordNet cannot help.
-    assert results[2].text == QUERIES[2]
+    assert results[2].text == lexical_queries[2]
     assert results[2].passes[0].rejected.get(NO_CANDIDATE, 0) >= 1
     assert len(results[2].passes) == 3 and loop.stats[2]["n_edited"] == 0
 
 
-def test_loop_with_guarantee_is_safe_and_seeded(detector, paraphraser):
-    runs = [LexicalRewriteLoop(detector, paraphraser, max_passes=2, guarantee=True, seed=5).run(QUERIES)
+def test_loop_with_guarantee_is_safe_and_seeded(detector, lexical_queries, paraphraser):
+    runs = [LexicalRewriteLoop(detector, paraphraser, max_passes=2, guarantee=True, seed=5).run(lexical_queries)
             for _ in range(2)]
     assert [r.text for r in runs[0]] == [r.text for r in runs[1]]
     for res in runs[0]:
@@ -73,7 +55,7 @@ def test_loop_with_guarantee_is_safe_and_seeded(detector, paraphraser):
     assert runs[0][2].forced_redactions >= 1  # the name-only document is redacted
 
 
-def test_placeholder_mismatch_is_refused(detector, nlp, wordnet, cheap_scorer):
+def test_placeholder_mismatch_is_refused(detector, lexical_queries, nlp, wordnet, cheap_scorer):
     from spacy_linkguard.baselines.paraphrase import LexicalSettings
 
     other = LexicalParaphraser(nlp=nlp, wordnet=wordnet, scorer=cheap_scorer,
@@ -82,7 +64,7 @@ def test_placeholder_mismatch_is_refused(detector, nlp, wordnet, cheap_scorer):
         LexicalRewriteLoop(detector, other)
 
 
-def test_paraphrasing_time_is_in_the_pass_records(detector, nlp, wordnet, cheap_scorer):
+def test_paraphrasing_time_is_in_the_pass_records(detector, lexical_queries, nlp, wordnet, cheap_scorer):
     import time
 
     def slow(requests):
@@ -90,5 +72,5 @@ def test_paraphrasing_time_is_in_the_pass_records(detector, nlp, wordnet, cheap_
         return cheap_scorer(requests)
 
     slow_lexical = LexicalParaphraser(nlp=nlp, wordnet=wordnet, scorer=slow)
-    res = LexicalRewriteLoop(detector, slow_lexical, max_passes=1, guarantee=False).run(QUERIES[:1])[0]
+    res = LexicalRewriteLoop(detector, slow_lexical, max_passes=1, guarantee=False).run(lexical_queries[:1])[0]
     assert res.passes[0].seconds >= 0.3 and res.seconds >= 0.3
