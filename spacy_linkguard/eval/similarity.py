@@ -91,10 +91,9 @@ def locate_model(name: str) -> ModelAvailability:
     cached = _hf_cache_dir(str(spec["hf_id"]))
     if cached is not None:
         return ModelAvailability(name, cached)
-    where = ", ".join(spec["packages"]) or "no pip package"  # type: ignore[arg-type]
-    return ModelAvailability(
-        name, None, f"not installed (looked for package {where} and {spec['hf_id']} in the Hugging Face cache)"
-    )
+    packages = ", ".join(spec["packages"])  # type: ignore[arg-type]
+    looked = (f"pip package {packages} and " if packages else "") + f"{spec['hf_id']} in the Hugging Face cache"
+    return ModelAvailability(name, None, f"not installed (looked for {looked})")
 
 
 class Embedder:

@@ -7,7 +7,13 @@ from spacy_linkguard.eval.similarity import Embedder, document_similarities, loc
 
 def test_unknown_model_is_unavailable_with_a_reason():
     avail = locate_model("gte-modernbert-base-not-here")
-    assert not avail.available and "not installed" in avail.reason
+    assert not avail.available
+    assert avail.reason == (
+        "not installed (looked for gte-modernbert-base-not-here in the Hugging Face cache)"
+    )
+    known = locate_model("paraphrase-distilroberta-base-v2")
+    assert not known.available
+    assert "sentence-transformers/paraphrase-distilroberta-base-v2 in the Hugging Face cache" in known.reason
     with pytest.raises(LinkguardError, match="E250"):
         Embedder("gte-modernbert-base-not-here")
 
