@@ -7,6 +7,8 @@ Every corpus is JSONL, one {"id", "text", "meta"} object a line. Choices:
 - Collections hold every *distinct* text once: an exact duplicate text (same
   characters) is dropped and counted, because two copies of one text would make
   every phrase of it "frequent" and hide real singling-out.
+- A whitespace-only text (one WikiActors abstract) is dropped and counted: it
+  contains no N-gram, so the index would skip it with a warning anyway.
 - A leading UTF-8 BOM (the HUDOC texts start with one) is removed.
 - DB-Bio texts carry a conversion artefact, literal backslash-quote (\\"); it is
   turned back into a plain quote.
@@ -34,6 +36,9 @@ def _write(records, path):
 def _distinct(records, stats, name):
     seen, out = set(), []
     for rec in records:
+        if not rec["text"].strip():
+            stats["empty texts dropped"] = stats.get("empty texts dropped", 0) + 1
+            continue
         h = hashlib.sha256(rec["text"].encode("utf-8")).digest()
         if h in seen:
             stats[name] = stats.get(name, 0) + 1
