@@ -108,3 +108,19 @@ def test_rules_that_join_chunks_turn_the_memo_off():
     assert not can_memoise(tokenizer, S.placeholder)
     assert [t.text for t in tokenizer("Mr Smith said")] == ["Mr Smith", "said"]
     assert not can_memoise(get_tokenizer(S.placeholder), "[NAME REMOVED]")
+
+
+def test_special_cases_split_by_whitespace_match_spacy():
+    # Special cases of several affix tokens (":)", "e.g.") are found by a
+    # matcher over tokens; split by whitespace they must not join across chunks.
+    affixes_only = spacy.blank("en").tokenizer
+    affixes_only.rules = {}
+    tried = 0
+    for rule in get_tokenizer(S.placeholder).rules:
+        pieces = [t.text for t in affixes_only(rule)]
+        for i in range(1, len(pieces)):
+            for gap in (" ", "  ", "\n"):
+                text = "The " + "".join(pieces[:i]) + gap + "".join(pieces[i:]) + " said"
+                assert text_segments(text, S) == reference_segments(text), repr(text)
+                tried += 1
+    assert tried > 1000
