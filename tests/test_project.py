@@ -251,6 +251,8 @@ def test_project_run_all_end_to_end(tmp_path):
     for png in ("figure2.png", "figure3.png"):
         assert (report / png).read_bytes()[:4] == b"\x89PNG"
     assert "DP-MLM" in (report / "report.html").read_text()
+    # The echr queries are gold-masked TAB texts: Figure 3 starts from de-identified text.
+    assert "At 0% each query is as given: 2 of 2 already contain `[REDACTED]`" in md
     for href in re.findall(r"\]\((docs/[^)]+)\)", md):
         assert (report / href).is_file()
 

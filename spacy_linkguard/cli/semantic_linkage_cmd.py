@@ -87,7 +87,9 @@ def semantic_linkage_cmd(
         typer.echo(str(e), err=True)
         raise typer.Exit(code=1)
     result = {"model": model, "n_queries": len(qs), "n_collection": len(coll), "ks": k_list,
-              "levels": results_levels, "systems": systems, "seed": seed, "queries": str(queries)}
+              "levels": results_levels, "systems": systems, "seed": seed, "queries": str(queries),
+              # 0% redacted is each query as given: already de-identified or the original text.
+              "queries_with_placeholder": sum(placeholder in q.text for q in qs), "placeholder": placeholder}
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1), encoding="utf-8")
     figure.parent.mkdir(parents=True, exist_ok=True)
