@@ -10,26 +10,13 @@ else (passes, records, guarantee mode) is the loop's own.
 """
 import time
 import zlib
-from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..llm.chunking import Chunk, ChunkSettings, make_chunks
-from ..rewrite import RewriteLoop, RewriteResult
+from ..rewrite import ChunkOutcome, RewriteLoop, RewriteResult
 from .paraphraser import LexicalParaphraser
 
 NO_CANDIDATE = "no_candidate"  # rejection reason: WordNet had nothing for any span of the chunk
-
-
-@dataclass
-class ChunkRewrite:
-    """What the loop records about one flagged chunk (the fields RewriteLoop reads):
-    the edited chunk text or None, calls (0: no LLM), rejections by reason, tokens."""
-
-    chunk: Chunk
-    edited: Optional[str] = None
-    calls: int = 0
-    rejected: Dict[str, int] = field(default_factory=dict)
-    tokens: List[List[int]] = field(default_factory=list)
 
 
 class LexicalChunker:
@@ -84,7 +71,7 @@ class LexicalRewriteLoop(RewriteLoop):
                 res.seconds += extra
         return results
 
-    def rewrite_chunks(self, chunks: Sequence[Chunk]) -> List[ChunkRewrite]:
+    def rewrite_chunks(self, chunks: Sequence[Chunk]) -> List[ChunkOutcome]:
         """Paraphrase the flagged spans of each chunk (the loop calls this once a pass)."""
         self._pass += 1
         out = []
@@ -95,7 +82,7 @@ class LexicalRewriteLoop(RewriteLoop):
             stats = self.stats.setdefault(chunk.doc_index, _empty_stats())
             for key, value in res.stats().items():
                 stats[key] += value
-            outcome = ChunkRewrite(chunk)
+            outcome = ChunkOutcome(chunk)
             if res.edits:
                 outcome.edited = res.text
             else:

@@ -4,7 +4,7 @@
 per text; the `linkguard_rewrite` component and the `rewrite` command wrap it.
 """
 from .guarantee import redact_until_safe
-from .loop import RewriteLoop, occurs
+from .loop import ChunkOutcome, RewriteLoop, occurs
 from .records import PassRecord, RewriteResult
 
-__all__ = ["PassRecord", "RewriteLoop", "RewriteResult", "occurs", "redact_until_safe"]
+__all__ = ["ChunkOutcome", "PassRecord", "RewriteLoop", "RewriteResult", "occurs", "redact_until_safe"]

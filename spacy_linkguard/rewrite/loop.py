@@ -20,7 +20,11 @@ from .records import PassRecord, RewriteResult
 
 
 @dataclass
-class _ChunkOutcome:
+class ChunkOutcome:
+    """What `rewrite_chunks` returns for one flagged chunk: the edited chunk text
+    or None, model calls (0 for a backend without an LLM), rejections by reason,
+    and the completion tokens of every call."""
+
     chunk: Chunk
     edited: Optional[str] = None
     calls: int = 0
@@ -99,7 +103,7 @@ class RewriteLoop:
             outcomes = self.rewrite_chunks(sent)
             llm_seconds = time.perf_counter() - llm_start
             total_calls = sum(o.calls for o in outcomes) or 1
-            by_doc: Dict[int, List[_ChunkOutcome]] = {i: [] for i in active}
+            by_doc: Dict[int, List[ChunkOutcome]] = {i: [] for i in active}
             for o in outcomes:
                 by_doc[o.chunk.doc_index].append(o)
             for i in active:
@@ -132,13 +136,13 @@ class RewriteLoop:
             )
         return results
 
-    def rewrite_chunks(self, chunks: Sequence[Chunk]) -> List[_ChunkOutcome]:
+    def rewrite_chunks(self, chunks: Sequence[Chunk]) -> List[ChunkOutcome]:
         """Send chunks to the model, review replies, retry rejected ones.
 
-        RETURNS (List[_ChunkOutcome]): One per chunk, in order; `edited` is
+        RETURNS (List[ChunkOutcome]): One per chunk, in order; `edited` is
             None when every attempt was rejected.
         """
-        outcomes = [_ChunkOutcome(c) for c in chunks]
+        outcomes = [ChunkOutcome(c) for c in chunks]
         prompts = [self.task.render(c) for c in chunks]
         pending = list(range(len(chunks)))
         for _attempt in range(self.max_retries + 1):
@@ -169,7 +173,7 @@ class RewriteLoop:
             gens = (gens + [Generation("", 0, 0)] * len(prompts))[: len(prompts)]
         return gens
 
-    def _record(self, p: int, chunks: List[Chunk], outcomes: List[_ChunkOutcome]) -> PassRecord:
+    def _record(self, p: int, chunks: List[Chunk], outcomes: List[ChunkOutcome]) -> PassRecord:
         rec = PassRecord(index=p, chunks_total=len(chunks), chunks_sent=len(outcomes))
         for o in outcomes:
             rec.spans_sent += len(o.chunk.span_offsets)
