@@ -46,6 +46,15 @@ class Analysis:
         return not self.occurrences.minimal_rare and not len(self.pairs) and not len(self.triples)
 
 
+def check_k_and_arity(k: Any, max_arity: Any) -> None:
+    """RAISES: LinkguardError E100 unless k is an int >= 2, E101 unless
+    max_arity is an int in 1..MAX_ARITY (bools are refused for both)."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 2:
+        raise LinkguardError(Errors.E100.format(value=repr(k)))
+    if isinstance(max_arity, bool) or not isinstance(max_arity, int) or not 1 <= max_arity <= MAX_ARITY:
+        raise LinkguardError(Errors.E101.format(value=repr(max_arity), max=MAX_ARITY))
+
+
 class Detector:
     """Finds the spans of a text that link it to few documents of a collection.
 
@@ -76,10 +85,7 @@ class Detector:
         missing = [name for name in _INDEX_API if not hasattr(index, name)]
         if missing:
             raise LinkguardError(Errors.E102.format(kind=type(index).__name__, missing=", ".join(missing)))
-        if isinstance(k, bool) or not isinstance(k, int) or k < 2:
-            raise LinkguardError(Errors.E100.format(value=repr(k)))
-        if isinstance(max_arity, bool) or not isinstance(max_arity, int) or not 1 <= max_arity <= MAX_ARITY:
-            raise LinkguardError(Errors.E101.format(value=repr(max_arity), max=MAX_ARITY))
+        check_k_and_arity(k, max_arity)
         if settings is not None:
             settings.check_compatible(index.settings, where="the index")
         self.index = index

@@ -91,12 +91,9 @@ class Linkguard:
         placeholder: str = DEFAULT_PLACEHOLDER,
         spans_key: str = "linkguard",
     ) -> None:
-        from ..detect.detector import MAX_ARITY
+        from ..detect.detector import check_k_and_arity
 
-        if isinstance(k, bool) or not isinstance(k, int) or k < 2:
-            raise LinkguardError(Errors.E100.format(value=repr(k)))
-        if isinstance(max_arity, bool) or not isinstance(max_arity, int) or not 1 <= max_arity <= MAX_ARITY:
-            raise LinkguardError(Errors.E101.format(value=repr(max_arity), max=MAX_ARITY))
+        check_k_and_arity(k, max_arity)  # before the index is opened
         self.settings = NgramSettings(max_n=max_n, placeholder=placeholder)
         self.name = name
         self.cfg: Dict[str, Any] = {
