@@ -1,18 +1,25 @@
-"""Arity 2 and 3: minimal linkable combinations of candidates, exactly.
+"""Arity 2 and 3: minimal linkable combinations of closed candidates, exactly.
 
+A combination matters when it is linkable (1 <= |D(a) & D(b) [& D(c)]| < k)
+and its members are x-maximal for one common document x, a *witness*
+(x in W(a) & W(b) [& W(c)], `closed.py`): every linkable combination of
+frequent N-grams can be cut down to such a one (SPEC.md "Combinations").
 Only documents that contain at least two (for triples: three) candidates can
 be in the intersection of two (three) candidates' document sets, so the work
-runs on a small dense incidence matrix `M` (documents x candidates):
+runs on small dense incidence matrices (documents x candidates): `M` for
+D, `W` for the witnesses.
 
-- pairs: `C = M.T @ M` gives every |D(a) & D(b)| at once; a pair is linkable
-  (and, candidates being frequent, minimal) when 1 <= C < k.
-- triples: a minimal linkable triple has every pair frequent (C >= k: a pair
-  with C = 0 gives an empty triple, one with 1 <= C < k is linkable itself)
-  and 1 <= |D(a) & D(b) & D(c)| < k. Each triple is found once, at its member
+- pairs: `M.T @ M` gives every |D(a) & D(b)| at once and `W.T @ W` every
+  |W(a) & W(b)|; a pair is linkable (and, candidates being frequent,
+  minimal) when 1 <= |D(a) & D(b)| < k, and it matters when a witness is shared.
+- triples: a minimal linkable triple has every pair frequent (>= k: a pair
+  with 0 gives an empty triple, one with 1..k-1 is linkable itself) and
+  1 <= |D(a) & D(b) & D(c)| < k. Each triple is found once, at its member
   `a` of smallest df: the documents of `a` (few, for most candidates) times
   the frequent partners of `a` ranked after it give all |D(a) & D(b) & D(c)|
-  by one small product. Costs stay near sum_a df(a) * deg(a)^2 instead of
-  all C(n, 3) triples.
+  by one small product; the witnesses of `a` times the same partners give
+  the shared witnesses of the few linkable ones. Costs stay near
+  sum_a df(a) * deg(a)^2 instead of all C(n, 3) triples.
 
 Float32 products are exact here: counts never exceed the number of documents
 (< 2^24).
@@ -22,18 +29,23 @@ from typing import List, Sequence, Tuple
 
 import numpy as np
 
+from .docbits import DocBits, doc_bits
+
 
 @dataclass
 class Incidence:
-    """Which candidates each relevant document contains.
+    """Which candidates each relevant document contains, and is a witness of.
 
     matrix: float32 (documents x candidates), 1.0 where the document contains
         the candidate; only documents holding >= `min_members` candidates.
+    witness: float32, same shape, 1.0 where the document is a witness of the
+        candidate (a subset of `matrix`).
     doc_numbers: the index's document number of each row.
     df: each candidate's document frequency over the whole collection.
     """
 
     matrix: np.ndarray
+    witness: np.ndarray
     doc_numbers: np.ndarray
     df: np.ndarray
 
@@ -44,71 +56,79 @@ class Incidence:
     def restrict(self, min_members: int) -> "Incidence":
         """The rows (documents) holding at least `min_members` candidates."""
         keep = self.matrix.sum(axis=1) >= min_members
-        return Incidence(self.matrix[keep], self.doc_numbers[keep], self.df)
+        return Incidence(self.matrix[keep], self.witness[keep], self.doc_numbers[keep], self.df)
 
 
-def build_incidence(postings: Sequence[np.ndarray], min_members: int = 2) -> Incidence:
-    """Documents x candidates matrix from the candidates' posting lists.
+def build_incidence(postings: Sequence[np.ndarray], witnesses: Sequence[np.ndarray],
+                    min_members: int = 2) -> Incidence:
+    """Documents x candidates matrices from the candidates' posting and witness lists.
 
     postings: for each candidate, the sorted document numbers containing it.
+    witnesses: for each candidate, its witness documents (a subset of its postings).
     min_members (int): keep only documents holding at least this many candidates.
     RETURNS (Incidence).
     """
     n = len(postings)
-    df = np.asarray([len(p) for p in postings], dtype=np.int64)
-    if n == 0 or df.sum() == 0:
-        return Incidence(np.zeros((0, n), dtype=np.float32), np.zeros(0, dtype=np.int64), df)
-    docs = np.concatenate([np.asarray(p, dtype=np.int64) for p in postings])
-    cols = np.repeat(np.arange(n, dtype=np.int64), df)
-    doc_numbers, rows, members = np.unique(docs, return_inverse=True, return_counts=True)
-    keep = members >= min_members
-    new_row = np.cumsum(keep) - 1
-    sel = keep[rows]
-    matrix = np.zeros((int(keep.sum()), n), dtype=np.float32)
-    matrix[new_row[rows[sel]], cols[sel]] = 1.0
-    return Incidence(matrix, doc_numbers[keep], df)
+    bits = doc_bits(list(postings) + list(witnesses))
+    return incidence_from_bits(bits.take(np.arange(n)), bits.take(np.arange(n, 2 * n)), min_members)
 
 
-def pair_counts(inc: Incidence) -> np.ndarray:
-    """|D(a) & D(b)| for every pair of candidates (n x n, int64; diagonal = df within the rows)."""
-    m = inc.matrix
-    return np.rint(m.T @ m).astype(np.int64)
+def incidence_from_bits(postings: DocBits, witnesses: DocBits, min_members: int = 2) -> Incidence:
+    """`build_incidence` from bitsets (rows: candidates) over the same documents."""
+    n = len(postings.bits)
+    df = postings.sizes()
+    rows = np.arange(n)
+    member = postings.dense(rows).T  # documents x candidates
+    keep = member.sum(axis=1) >= min_members
+    matrix = member[keep].astype(np.float32)
+    witness = witnesses.dense(rows).T[keep].astype(np.float32)
+    return Incidence(matrix, witness, postings.doc_numbers[keep], df)
 
 
-def linkable_pairs(counts: np.ndarray, k: int) -> Tuple[np.ndarray, np.ndarray]:
-    """Pairs (a < b) with 1 <= |D(a) & D(b)| < k, and those sizes.
+def pair_counts(inc: Incidence) -> Tuple[np.ndarray, np.ndarray]:
+    """|D(a) & D(b)| and |W(a) & W(b)| for every pair of candidates (n x n, int64 each)."""
+    m, w = inc.matrix, inc.witness
+    return np.rint(m.T @ m).astype(np.int64), np.rint(w.T @ w).astype(np.int64)
+
+
+def linkable_pairs(counts: np.ndarray, shared_witnesses: np.ndarray, k: int) -> Tuple[np.ndarray, np.ndarray]:
+    """Pairs (a < b) with 1 <= |D(a) & D(b)| < k and a shared witness, and those sizes.
 
     RETURNS (Tuple[np.ndarray, np.ndarray]): (p x 2) int64 pairs in row-major order, (p,) sizes.
     """
-    upper = np.triu((counts >= 1) & (counts < k), 1)
+    upper = np.triu((counts >= 1) & (counts < k) & (shared_witnesses >= 1), 1)
     a, b = np.nonzero(upper)
     return np.stack([a, b], axis=1).astype(np.int64), counts[a, b]
 
 
-def minimal_triples(inc3: Incidence, counts: np.ndarray, k: int) -> Tuple[np.ndarray, np.ndarray]:
-    """Triples with every pair frequent and 1 <= |D(a) & D(b) & D(c)| < k.
+def minimal_triples(inc3: Incidence, counts: np.ndarray, shared_witnesses: np.ndarray,
+                    k: int) -> Tuple[np.ndarray, np.ndarray]:
+    """Triples with every pair frequent, 1 <= |D(a) & D(b) & D(c)| < k and a common witness.
 
     inc3 (Incidence): documents holding >= 3 candidates.
-    counts (np.ndarray): `pair_counts` (over documents holding >= 2 candidates).
+    counts (np.ndarray): `pair_counts` D part (over documents holding >= 2 candidates).
+    shared_witnesses (np.ndarray): `pair_counts` W part.
     k (int): The threshold.
     RETURNS (Tuple[np.ndarray, np.ndarray]): (t x 3) int64 triples (each set
         once), and their intersection sizes.
     """
     n = inc3.n_candidates
-    m = inc3.matrix
+    m, w = inc3.matrix, inc3.witness
     frequent = counts >= k
     np.fill_diagonal(frequent, False)
+    # A triple's witness is a shared witness of each of its pairs.
+    frequent &= shared_witnesses >= 1
     order = np.lexsort((np.arange(n), inc3.df))
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n)
     found: List[np.ndarray] = []
     sizes: List[np.ndarray] = []
-    cols, row_ids = np.nonzero(m.T)  # sorted by column: one pass instead of n
-    col_rows = np.split(row_ids, np.cumsum(np.bincount(cols, minlength=n))[:-1])
+    col_rows = _rows_by_column(m)
+    col_wrows = _rows_by_column(w)
     for a in order.tolist():
         partners = np.nonzero(frequent[a] & (rank > rank[a]))[0]
         rows = col_rows[a]
-        if len(partners) < 2 or len(rows) == 0:
+        if len(partners) < 2 or len(rows) == 0 or len(col_wrows[a]) == 0:
             continue
         sub = m[rows[:, None], partners]
         shared = sub.sum(axis=0)  # documents of `a` that also hold each partner
@@ -130,6 +150,11 @@ def minimal_triples(inc3: Incidence, counts: np.ndarray, k: int) -> Tuple[np.nda
         hit = (triple < k) & (triple >= 1)
         hit &= frequent[partners[:, None], partners]
         i, j = np.nonzero(np.triu(hit, 1))
+        if not len(i):
+            continue
+        wsub = w[col_wrows[a][:, None], partners]
+        common = (wsub.T @ wsub)[i, j]  # |W(a) & W(b) & W(c)|
+        i, j = i[common >= 1], j[common >= 1]
         if len(i):
             t = np.empty((len(i), 3), dtype=np.int64)
             t[:, 0] = a
@@ -140,3 +165,10 @@ def minimal_triples(inc3: Incidence, counts: np.ndarray, k: int) -> Tuple[np.nda
     if not found:
         return np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64)
     return np.concatenate(found), np.concatenate(sizes)
+
+
+def _rows_by_column(m: np.ndarray) -> List[np.ndarray]:
+    """For each column, the rows holding a 1 (one pass instead of n)."""
+    n = m.shape[1]
+    cols, row_ids = np.nonzero(m.T)  # sorted by column
+    return np.split(row_ids, np.cumsum(np.bincount(cols, minlength=n))[:-1])

@@ -7,9 +7,10 @@ import numpy as np
 
 from ..errors import Errors, LinkguardError
 from ..ngrams import NgramSettings
-from .combos import Incidence, build_incidence, linkable_pairs, minimal_triples, pair_counts
+from .closed import Closure, closed_candidates, rich_witnesses
+from .combos import Incidence, incidence_from_bits, linkable_pairs, minimal_triples, pair_counts
 from .hitting import HittingSet, greedy_hitting_set
-from .occurrences import Occurrence, Occurrences, find_occurrences
+from .occurrences import Frequent, Occurrence, Occurrences, find_occurrences
 from .singles import choose_rare_spans
 from .types import COMBO, NGRAM, Detection, FlaggedSpan
 
@@ -21,10 +22,20 @@ _INDEX_API = ("settings", "doc_ids", "key_doc_freqs", "key_postings")
 class Analysis:
     """Everything `Detector.analyze` finds in one text (for tests, benchmarks, reports).
 
-    candidates: distinct candidate keys, numbered by first occurrence in the text.
-    candidate_occurrences: for each candidate, its maximal frequent occurrences.
+    candidates: the closed candidate keys (x-maximal for some document x,
+        SPEC.md "Combinations"), numbered by first occurrence in the text;
+        computed only when max_arity >= 2.
+    candidate_occurrences: for each candidate, every occurrence of its key in
+        the text (all of them are flagged when the candidate is chosen).
+    closure: D(g) and the witnesses W(g) (documents for which g is x-maximal)
+        of every candidate, as bitsets.
+    live: the candidates with a witness x whose x-maximal set could be
+        linkable (`closed.rich_witnesses`); only they can be in a combination.
+    incidence: documents x live candidates (column j is candidate live[j]).
     pairs / pair_sizes: minimal linkable pairs (candidate numbers) and |intersection|.
     triples / triple_sizes: minimal linkable triples and |intersection|.
+    Only combinations whose members share a witness are listed: every
+    linkable combination of frequent N-grams can be cut down to one.
     """
 
     occurrences: Occurrences
@@ -32,7 +43,8 @@ class Analysis:
     candidates: List[str] = field(default_factory=list)
     candidate_df: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     candidate_occurrences: List[List[Occurrence]] = field(default_factory=list)
-    postings: List[np.ndarray] = field(default_factory=list)
+    closure: Optional[Closure] = None
+    live: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     bitmaps: List[Any] = field(default_factory=list)  # the same, as the index returned them
     incidence: Optional[Incidence] = None
     pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
@@ -96,7 +108,7 @@ class Detector:
         self._doc_freqs = _DocFreqCache(index, cache_size)
 
     def analyze(self, text: str) -> Analysis:
-        """Find minimal rare N-grams, candidates and minimal linkable combinations.
+        """Find minimal rare N-grams, closed candidates and minimal linkable combinations.
 
         text (str): The released document's text.
         RETURNS (Analysis): see the class; `detect` turns it into spans.
@@ -107,27 +119,32 @@ class Detector:
         k = self.k
         occ = find_occurrences(text, self.settings, self._doc_freqs, k)
         res = Analysis(occurrences=occ, chosen_rare=choose_rare_spans(occ.minimal_rare, occ.n_tokens))
-        number: Dict[str, int] = {}
-        for o in occ.maximal_frequent:
-            j = number.setdefault(o[2], len(number))
-            if j == len(res.candidates):
-                res.candidates.append(o[2])
-                res.candidate_occurrences.append([])
-            res.candidate_occurrences[j].append(o)
-        res.candidate_df = np.asarray(
-            [res.candidate_occurrences[j][0][3] for j in range(len(res.candidates))], dtype=np.int64
-        )
-        n = len(res.candidates)
-        if self.max_arity < 2 or n < 2:
+        freq = occ.frequent
+        if self.max_arity < 2 or len(freq.keys) < 2:
             return res
-        res.bitmaps = list(self.index.key_postings(res.candidates))
-        res.postings = [_as_array(p) for p in res.bitmaps]
-        inc = build_incidence(res.postings, min_members=2)
-        res.incidence = inc
-        counts = pair_counts(inc)
-        res.pairs, res.pair_sizes = linkable_pairs(counts, k)
-        if self.max_arity >= 3 and n >= 3:
-            res.triples, res.triple_sizes = minimal_triples(inc.restrict(3), counts, k)
+        bitmaps = list(self.index.key_postings(freq.keys))
+        closure = closed_candidates(freq, [_as_array(p) for p in bitmaps])
+        numbers = closure.candidates.tolist()
+        res.candidates = [freq.keys[c] for c in numbers]
+        res.candidate_df = freq.df[closure.candidates]
+        res.candidate_occurrences = _occurrences_of(freq, closure.candidates)
+        res.bitmaps = [bitmaps[c] for c in numbers]
+        res.closure = closure
+        n = len(res.candidates)
+        if n < 2:
+            return res
+        rich = rich_witnesses(closure, k)
+        live = np.nonzero(rich.sizes() > 0)[0].astype(np.int64)
+        res.live = live
+        if len(live) >= 2:
+            inc = incidence_from_bits(closure.postings.take(live), rich.take(live), min_members=2)
+            res.incidence = inc
+            counts, shared = pair_counts(inc)
+            pairs, res.pair_sizes = linkable_pairs(counts, shared, k)
+            res.pairs = live[pairs]
+            if self.max_arity >= 3 and len(live) >= 3:
+                triples, res.triple_sizes = minimal_triples(inc.restrict(3), counts, shared, k)
+                res.triples = live[triples]
         res.hitting = greedy_hitting_set(n, [res.pairs, res.triples])
         return res
 
@@ -208,6 +225,18 @@ class Detector:
                 start, end = res.occurrences.char_span(first, n)
                 partners.append({"key": key, "start_char": start, "end_char": end})
         return {"partners": partners, "size": int(size), "linked_ids": self._doc_ids(common)}
+
+
+def _occurrences_of(freq: Frequent, keys: np.ndarray) -> List[List[Occurrence]]:
+    """Every occurrence (in text order) of each of `keys` (key ids of `freq`)."""
+    slot = np.full(len(freq.keys), -1, dtype=np.int64)
+    slot[keys] = np.arange(len(keys))
+    out: List[List[Occurrence]] = [[] for _ in range(len(keys))]
+    mine = slot[freq.key_ids]
+    for r in np.nonzero(mine >= 0)[0].tolist():
+        c = int(freq.key_ids[r])
+        out[mine[r]].append((int(freq.first[r]), int(freq.length[r]), freq.keys[c], int(freq.df[c])))
+    return out
 
 
 class _DocFreqCache:

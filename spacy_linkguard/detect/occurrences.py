@@ -9,7 +9,7 @@ every df the definitions of SPEC.md need, without touching the N-grams
 that contain an absent or rare one.
 """
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -21,14 +21,40 @@ DocFreqs = Callable[[Sequence[str]], np.ndarray]
 
 
 @dataclass
+class Frequent:
+    """Every frequent occurrence (df >= k) of a text, and its one-token-longer neighbours.
+
+    first, length: token span of each occurrence, sorted by (first, length).
+    key_ids: number of each occurrence's key in `keys`.
+    keys: distinct frequent keys, numbered by first occurrence in the text.
+    df: document frequency of each key.
+    left, right: for each occurrence, the row of the frequent occurrence
+        (first - 1, length + 1) / (first, length + 1) of the same segment,
+        -1 when that occurrence does not exist, is longer than max_n, or is
+        not frequent. Every longer frequent occurrence containing an
+        occurrence contains one of these two (SPEC.md "Candidates").
+    """
+
+    first: np.ndarray
+    length: np.ndarray
+    key_ids: np.ndarray
+    keys: List[str]
+    df: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+
+    def __len__(self) -> int:
+        return int(len(self.first))
+
+
+@dataclass
 class Occurrences:
     """The N-gram occurrences of one text that detection needs.
 
     starts, ends: character offsets of every N-gram token (boundary tokens dropped).
     segment_ends: for every token, the number of the first token after its segment.
     minimal_rare: occurrences with df in [1, k) whose sub-N-grams are all frequent.
-    maximal_frequent: occurrences with df >= k contained in no longer frequent
-        occurrence of the same segment (SPEC.md "Candidates").
+    frequent: every occurrence with df >= k (`Frequent`).
     n_segments, n_lookups: sizes, for the report.
     """
 
@@ -36,7 +62,7 @@ class Occurrences:
     ends: np.ndarray
     segment_ends: np.ndarray
     minimal_rare: List[Occurrence]
-    maximal_frequent: List[Occurrence]
+    frequent: Frequent
     n_segments: int
     n_lookups: int
 
@@ -57,34 +83,37 @@ def find_occurrences(text: str, settings: NgramSettings, doc_freqs: DocFreqs, k:
     doc_freqs (Callable): keys -> np.ndarray of df (0 when absent), e.g.
         `NgramIndex.key_doc_freqs`; keys may repeat (callers dedupe or cache).
     k (int): The anonymity threshold: df < k is rare, df >= k is frequent.
-    RETURNS (Occurrences): minimal rare and maximal frequent occurrences.
+    RETURNS (Occurrences): minimal rare and all frequent occurrences.
     """
     segments = text_segments(text, settings)
     tokens: List[str] = []
     starts: List[int] = []
     ends: List[int] = []
     seg_ends: List[int] = []
+    seg_starts: List[int] = []
     for seg in segments:
+        seg_starts.extend([len(tokens)] * len(seg))
         tokens.extend(seg.keys)
         starts.extend(seg.starts)
         ends.extend(seg.ends)
         seg_ends.extend([len(tokens)] * len(seg))
     n_tok = len(tokens)
     seg_end = np.asarray(seg_ends, dtype=np.int64)
+    seg_start = np.asarray(seg_starts, dtype=np.int64)
     minimal_rare: List[Occurrence] = []
-    maximal: List[Occurrence] = []
     n_lookups = 0
-    # keys[i] / freq[i] describe the occurrence of the current length n at token i.
+    # Per length n (index n - 1): the key and df of the occurrence at each token.
+    level_keys: List[List[Optional[str]]] = []
+    level_df: List[np.ndarray] = []
     keys: List[Optional[str]] = list(tokens)
     positions = np.arange(n_tok, dtype=np.int64)
     prev_freq: Optional[np.ndarray] = None
-    prev_keys: List[Optional[str]] = []
-    prev_df: Optional[np.ndarray] = None
     for n in range(1, settings.max_n + 1):
         if n == 1:
             look = positions
         else:
             assert prev_freq is not None
+            prev_keys = keys
             fits = positions[: max(n_tok - n + 1, 0)]
             fits = fits[fits + n <= seg_end[fits]]
             look = fits[prev_freq[fits] & prev_freq[fits + 1]]
@@ -101,33 +130,62 @@ def find_occurrences(text: str, settings: NgramSettings, doc_freqs: DocFreqs, k:
         freq = df >= k
         rare = np.nonzero((df >= 1) & (df < k))[0]
         minimal_rare.extend((int(i), n, keys[i], int(df[i])) for i in rare.tolist())  # type: ignore[misc]
-        if prev_freq is not None:
-            _collect_maximal(prev_freq, freq, prev_keys, prev_df, n - 1, maximal)
-        prev_freq, prev_keys, prev_df = freq, keys, df
+        level_keys.append(keys)
+        level_df.append(df)
+        prev_freq = freq
         if not freq.any():
             break
-    if prev_freq is not None:
-        _collect_maximal(prev_freq, np.zeros_like(prev_freq), prev_keys, prev_df, n, maximal)
     minimal_rare.sort(key=lambda o: (o[0], o[1]))
-    maximal.sort(key=lambda o: (o[0], o[1]))
     return Occurrences(
         starts=np.asarray(starts, dtype=np.int64),
         ends=np.asarray(ends, dtype=np.int64),
         segment_ends=seg_end,
         minimal_rare=minimal_rare,
-        maximal_frequent=maximal,
+        frequent=_frequent_table(level_keys, level_df, seg_start, k),
         n_segments=len(segments),
         n_lookups=n_lookups,
     )
 
 
-def _collect_maximal(freq, longer_freq, keys, df, n: int, out: List[Occurrence]) -> None:
-    """Frequent occurrences of length n that no frequent (n+1)-gram contains.
-
-    Any longer frequent occurrence containing (i, n) contains (i, n+1) or
-    (i-1, n+1), which are then frequent too, so checking those two suffices.
-    """
-    covered = longer_freq.copy()
-    covered[1:] |= longer_freq[:-1]
-    for i in np.nonzero(freq & ~covered)[0].tolist():
-        out.append((int(i), n, keys[i], int(df[i])))
+def _frequent_table(level_keys, level_df, seg_start: np.ndarray, k: int) -> Frequent:
+    """All frequent occurrences with their left/right one-token extensions."""
+    n_tok = len(seg_start)
+    n_levels = len(level_df)
+    # row[n - 1][i]: row of the frequent occurrence (i, n) in the table, or -1.
+    rows = [np.full(n_tok, -1, dtype=np.int64) for _ in range(n_levels)]
+    firsts, lengths = [], []
+    total = 0
+    for n in range(1, n_levels + 1):
+        at = np.nonzero(level_df[n - 1] >= k)[0]
+        rows[n - 1][at] = np.arange(total, total + len(at))
+        total += len(at)
+        firsts.append(at)
+        lengths.append(np.full(len(at), n, dtype=np.int64))
+    first = np.concatenate(firsts) if firsts else np.zeros(0, dtype=np.int64)
+    length = np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int64)
+    left = np.full(total, -1, dtype=np.int64)
+    right = np.full(total, -1, dtype=np.int64)
+    for n in range(1, n_levels):
+        at, longer = firsts[n - 1], rows[n]
+        mine = rows[n - 1][at]
+        # (i, n+1) is in the same segment whenever it was looked up (df > 0).
+        right[mine] = longer[at]
+        has_left = (at >= 1) & (at - 1 >= seg_start[at])
+        left[mine[has_left]] = longer[at[has_left] - 1]
+    occ_keys = [level_keys[n - 1][i] for n, at in enumerate(firsts, start=1) for i in at.tolist()]
+    order = np.lexsort((length, first))
+    inverse = np.empty(total, dtype=np.int64)
+    inverse[order] = np.arange(total)
+    number: Dict[str, int] = {}
+    key_ids = np.empty(total, dtype=np.int64)
+    for r in order.tolist():
+        key_ids[inverse[r]] = number.setdefault(occ_keys[r], len(number))  # type: ignore[arg-type]
+    keys = list(number)
+    df_of = np.zeros(len(keys), dtype=np.int64)
+    all_df = np.concatenate([level_df[n - 1][at] for n, at in enumerate(firsts, start=1)]) if firsts else df_of
+    df_of[key_ids[inverse]] = all_df
+    remap = lambda ext: np.where(ext >= 0, inverse[np.maximum(ext, 0)], -1)  # noqa: E731
+    return Frequent(
+        first=first[order], length=length[order], key_ids=key_ids, keys=keys, df=df_of,
+        left=remap(left[order]), right=remap(right[order]),
+    )

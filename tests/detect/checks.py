@@ -5,11 +5,15 @@ from typing import Sequence, Set
 from spacy_linkguard.detect import COMBO, NGRAM, Detector
 from spacy_linkguard.ngrams import NgramSettings
 
-from .oracle import oracle
+from .oracle import linkable_among_all_frequent, oracle
 
 
-def check_against_oracle(det: Detector, text: str, doc_keys: Sequence[Set[str]]) -> dict:
-    """Assert every SPEC.md property of `det.detect(text)`; return some counts."""
+def check_against_oracle(det: Detector, text: str, doc_keys: Sequence[Set[str]], all_frequent: bool = False) -> dict:
+    """Assert every SPEC.md property of `det.detect(text)`; return some counts.
+
+    all_frequent: also enumerate every combination of ANY frequent N-grams of
+    the text (exponential: small texts only) and check that each linkable one
+    is broken by the flagged spans."""
     settings: NgramSettings = det.settings
     k, m = det.k, det.max_arity
     res = det.detect(text)
@@ -33,8 +37,8 @@ def check_against_oracle(det: Detector, text: str, doc_keys: Sequence[Set[str]])
         assert any(s.start_char < b and a < s.end_char for s in ngram), (o, ora.occ_key[o])
     combo_keys = {s.key for s in combo}
     linkable_members = set().union(*ora.linkable) if ora.linkable else set()
-    # Soundness, arity >= 2: every COMBO key is a candidate in a linkable combination,
-    # and every maximal occurrence of it is flagged.
+    # Soundness, arity >= 2: every COMBO key is a closed candidate in a linkable
+    # combination, and every occurrence of it in the text is flagged.
     for key in combo_keys:
         assert key in ora.candidates and key in linkable_members, key
         flagged = {(s.start_char, s.end_char) for s in combo if s.key == key}
@@ -46,18 +50,33 @@ def check_against_oracle(det: Detector, text: str, doc_keys: Sequence[Set[str]])
         for ex in s.examples:
             assert 1 <= ex["size"] < k and len(ex["linked_ids"]) == ex["size"]
             assert frozenset([s.key] + [p["key"] for p in ex["partners"]]) in set(ora.minimal)
-    # Completeness, arity >= 2: every linkable combination contains a COMBO key.
+    # Completeness, arity >= 2: every linkable combination of x-maximal N-grams
+    # contains a COMBO key (whose occurrences are then all flagged).
     if m >= 2:
         for c in ora.linkable:
             assert c & combo_keys, sorted(c)
     else:
         assert not combo
+    if all_frequent and m >= 2:
+        # The adversary's whole choice: every linkable combination of ANY frequent
+        # N-grams loses a member, i.e. each of its occurrences overlaps a flagged span.
+        flagged_spans = [(s.start_char, s.end_char) for s in res.spans]
+        occs_of: dict = {}
+        for o, key in ora.occ_key.items():
+            occs_of.setdefault(key, []).append(chars_of[o])
+
+        def broken(key: str) -> bool:
+            return all(any(a < e and s_ < b for s_, e in flagged_spans) for a, b in occs_of[key])
+
+        for c in linkable_among_all_frequent(text, doc_keys, settings, k, m):
+            assert any(broken(g) for g in c), sorted(c)
     # Counts of minimal linkable combinations by arity.
     by_arity = Counter(len(c) for c in ora.minimal)
     for arity in range(2, m + 1):
         assert res.report["minimal_linkable"][str(arity)] == by_arity[arity], (arity, res.report)
     assert res.report["minimal_linkable"]["1"] == len({ora.occ_key[o] for o in ora.minimal_rare})
-    assert res.report["candidates"] == len(ora.candidates)
+    if m >= 2:
+        assert res.report["candidates"] == len(ora.candidates)
     # The verdict.
     assert res.safe == ora.safe
     return {

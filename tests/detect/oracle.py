@@ -1,14 +1,15 @@
 """The brute-force oracle: SPEC.md's definitions written as directly as possible.
 
-Sets of N-gram keys per document, every occurrence of the query text, every
-combination of 2..m candidates enumerated. Slow, obviously right, and
+Sets of N-gram keys per document, every occurrence of the query text, the
+x-maximal N-grams of every document x, and every combination of 2..m of them
+enumerated, one x at a time. Slow, obviously right, and
 independent of the detector's code (it uses only the shared tokenization).
 """
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Dict, FrozenSet, List, Sequence, Set, Tuple
 
-from spacy_linkguard.ngrams import NgramSettings, segment_ngrams, text_segments
+from spacy_linkguard.ngrams import NgramSettings, segment_ngrams, text_ngram_keys, text_segments
 
 # (segment number, first token in segment, n tokens)
 Occ = Tuple[int, int, int]
@@ -44,22 +45,52 @@ def oracle(text: str, doc_keys: Sequence[Set[str]], settings: NgramSettings, k: 
 
     minimal_rare = {o for o in rare if not any(p in rare for p in inside(o))}
     frequent = {o for o, key in occ_key.items() if df[key] >= k}
-    contained = {p for o in frequent for p in inside(o)}
-    maximal = frequent - contained
+    frequent_keys = {occ_key[o] for o in frequent}
+    docs_of = {g: frozenset(d for d, keys in enumerate(doc_keys) if g in keys) for g in frequent_keys}
+
+    def containing(o: Occ):  # longer frequent occurrences of the same segment containing o
+        s, i, n = o
+        return [p for p in frequent if p[0] == s and p[2] > n and p[1] <= i and i + n <= p[1] + p[2]]
+
+    # x-maximal keys of every document x (SPEC.md "Combinations").
+    x_maximal: Dict[int, Set[str]] = {}
+    for o in frequent:
+        longer = containing(o)
+        for x in docs_of[occ_key[o]]:
+            if not any(x in docs_of[occ_key[p]] for p in longer):
+                x_maximal.setdefault(x, set()).add(occ_key[o])
+    candidates = set().union(*x_maximal.values()) if x_maximal else set()
     candidate_occs: Dict[str, Set[Occ]] = {}
-    for o in maximal:
-        candidate_occs.setdefault(occ_key[o], set()).add(o)
-    candidates = set(candidate_occs)
-    docs_of = {g: frozenset(d for d, keys in enumerate(doc_keys) if g in keys) for g in candidates}
-    linkable: List[FrozenSet[str]] = []
-    for m in range(2, max_arity + 1):
-        for combo in combinations(sorted(candidates), m):
-            common = frozenset.intersection(*(docs_of[g] for g in combo))
-            if 1 <= len(common) < k:
-                linkable.append(frozenset(combo))
-    linkable_set = set(linkable)
+    for o, key in occ_key.items():
+        if key in candidates:
+            candidate_occs.setdefault(key, set()).add(o)
+    # Every combination of 2..m x-maximal keys of one x, for every x.
+    linkable_set: Set[FrozenSet[str]] = set()
+    for x, keys in sorted(x_maximal.items()):
+        for m in range(2, max_arity + 1):
+            for combo in combinations(sorted(keys), m):
+                common = frozenset.intersection(*(docs_of[g] for g in combo))
+                if 1 <= len(common) < k:
+                    linkable_set.add(frozenset(combo))
+    linkable = sorted(linkable_set, key=sorted)
     minimal = [
         c for c in linkable if not any(frozenset(sub) in linkable_set for m in range(2, len(c)) for sub in combinations(c, m))
     ]
     safe = not rare and not linkable
     return OracleResult(occ_key, occ_chars, df, minimal_rare, candidates, candidate_occs, linkable, minimal, safe)
+
+
+def linkable_among_all_frequent(text: str, doc_keys: Sequence[Set[str]], settings: NgramSettings, k: int,
+                                max_arity: int) -> List[FrozenSet[str]]:
+    """Every linkable combination of 2..m frequent N-grams of the text, short or
+    long, x-maximal or not: the adversary's whole choice (small texts only)."""
+    keys = text_ngram_keys(text, settings)
+    docs_of = {g: frozenset(d for d, ks in enumerate(doc_keys) if g in ks) for g in keys}
+    frequent = sorted(g for g in keys if len(docs_of[g]) >= k)
+    out = []
+    for m in range(2, max_arity + 1):
+        for combo in combinations(frequent, m):
+            common = frozenset.intersection(*(docs_of[g] for g in combo))
+            if 1 <= len(common) < k:
+                out.append(frozenset(combo))
+    return out

@@ -16,30 +16,39 @@ def random_postings(rng, n_cand, n_docs, density):
     return out
 
 
-def brute(postings, k):
+def random_witnesses(rng, postings, share):
+    """A random subset of each posting list (the documents a candidate is x-maximal for)."""
+    return [p[rng.random(len(p)) < share] for p in postings]
+
+
+def brute(postings, witnesses, k):
+    """Linkable pairs and minimal linkable triples whose members share a witness."""
     sets = [set(p.tolist()) for p in postings]
+    wit = [set(w.tolist()) for w in witnesses]
     n = len(sets)
     pairs = {(a, b): len(sets[a] & sets[b]) for a, b in combinations(range(n), 2)}
     linkable2 = {p for p, s in pairs.items() if 1 <= s < k}
     triples = {}
     for t in combinations(range(n), 3):
         s = len(sets[t[0]] & sets[t[1]] & sets[t[2]])
-        if 1 <= s < k and not any(p in linkable2 for p in combinations(t, 2)):
+        if 1 <= s < k and not any(p in linkable2 for p in combinations(t, 2)) and wit[t[0]] & wit[t[1]] & wit[t[2]]:
             triples[t] = s
-    return {p: pairs[p] for p in linkable2}, triples
+    return {p: pairs[p] for p in linkable2 if wit[p[0]] & wit[p[1]]}, triples
 
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("k", [2, 3, 5])
-def test_pairs_and_triples_match_brute_force(seed, k):
+@pytest.mark.parametrize("share", [1.0, 0.5, 0.2])
+def test_pairs_and_triples_match_brute_force(seed, k, share):
     rng = np.random.default_rng(seed)
     postings = random_postings(rng, n_cand=int(rng.integers(5, 30)), n_docs=int(rng.integers(5, 40)),
                                density=float(rng.uniform(0.1, 0.6)))
-    inc = build_incidence(postings, 2)
-    counts = pair_counts(inc)
-    pairs, psizes = linkable_pairs(counts, k)
-    triples, tsizes = minimal_triples(inc.restrict(3), counts, k)
-    want_pairs, want_triples = brute(postings, k)
+    witnesses = random_witnesses(rng, postings, share)
+    inc = build_incidence(postings, witnesses, 2)
+    counts, shared = pair_counts(inc)
+    pairs, psizes = linkable_pairs(counts, shared, k)
+    triples, tsizes = minimal_triples(inc.restrict(3), counts, shared, k)
+    want_pairs, want_triples = brute(postings, witnesses, k)
     assert {tuple(p): int(s) for p, s in zip(pairs.tolist(), psizes)} == want_pairs
     got = {tuple(sorted(t)): int(s) for t, s in zip(triples.tolist(), tsizes)}
     assert len(got) == len(triples)  # each triple once

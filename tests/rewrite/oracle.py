@@ -63,8 +63,8 @@ class Verdict:
 
 
 def brute_force(text: str, index: DictIndex, k: int = 2, m: int = 3) -> Verdict:
-    """SPEC.md, literally: rare N-grams, maximal frequent candidates, and every
-    minimal linkable combination of 2..m candidates."""
+    """SPEC.md, literally: rare N-grams, the x-maximal N-grams of every document
+    x, and every minimal linkable combination of 2..m x-maximal N-grams of one x."""
     occs = occurrences(text, index.settings)
     df = {o.key: len(index.docs_of(o.key)) for o in occs}
     rare = [o for o in occs if 1 <= df[o.key] < k]
@@ -75,23 +75,32 @@ def brute_force(text: str, index: DictIndex, k: int = 2, m: int = 3) -> Verdict:
         if not any(s in rare_pos for s in subs):
             v.minimal_rare.append(o)
     frequent = [o for o in occs if df[o.key] >= k]
+    # x-maximal keys of every document x: in x, and no longer frequent
+    # occurrence containing them is (SPEC.md "Combinations").
+    x_maximal: Dict[int, Set[str]] = {}
     for o in frequent:
-        inside = any(
-            p.seg == o.seg and p.n > o.n and p.first <= o.first and o.first + o.n <= p.first + p.n for p in frequent
-        )
-        if not inside:
+        longer = [
+            p for p in frequent
+            if p.seg == o.seg and p.n > o.n and p.first <= o.first and o.first + o.n <= p.first + p.n
+        ]
+        for x in index.docs_of(o.key):
+            if not any(x in index.docs_of(p.key) for p in longer):
+                x_maximal.setdefault(x, set()).add(o.key)
+    closed = set().union(*x_maximal.values()) if x_maximal else set()
+    for o in occs:
+        if o.key in closed:
             v.candidates.setdefault(o.key, []).append(o)
-    cands = sorted(v.candidates)
-    sets = {c: index.docs_of(c) for c in cands}
+    sets = {c: index.docs_of(c) for c in closed}
     linkable: Set[FrozenSet[str]] = set()
     for size in range(2, m + 1):
-        for combo in combinations(cands, size):
-            docs = frozenset.intersection(*(sets[c] for c in combo))
-            if 1 <= len(docs) < k:
+        for x, keys in sorted(x_maximal.items()):
+            for combo in combinations(sorted(keys), size):
+                docs = frozenset.intersection(*(sets[c] for c in combo))
                 fs = frozenset(combo)
-                if not any(frozenset(sub) in linkable for r in range(2, size) for sub in combinations(combo, r)):
+                if 1 <= len(docs) < k and fs not in linkable:
                     linkable.add(fs)
-                    v.combos.append(tuple(sorted(combo)))
+                    if not any(frozenset(sub) in linkable for r in range(2, size) for sub in combinations(combo, r)):
+                        v.combos.append(tuple(sorted(combo)))
     return v
 
 

@@ -50,18 +50,21 @@ def small_vocab_world(seed):
     return corpus, text(rng.randint(10, 30))
 
 
-@pytest.mark.parametrize("seed", [21, 95, 227])
-def test_one_redaction_round_is_not_always_enough(seed):
-    # Redacting a candidate splits frequent N-grams into shorter ones that can
-    # form new linkable combinations (seeds found by searching 300 worlds).
+@pytest.mark.parametrize("seed", [21, 95, 227] + list(range(40)))
+def test_one_redaction_round_is_enough_with_closed_candidates(seed):
+    # Redacting a candidate splits frequent N-grams into shorter ones; with only
+    # maximal candidates these could form new linkable combinations (seeds 21,
+    # 95 and 227 needed a second round then). The closed candidates already
+    # include every shorter piece that singles a document out, and every N-gram
+    # left after redaction was one of the text before: one round is enough.
     corpus, query = small_vocab_world(seed)
     index = DictIndex(corpus)
     detector = Detector(index)
     first = detector.detect(query)
     once, _ = redact_spans(query, [(s.start_char, s.end_char) for s in first.spans], "[REDACTED]")
-    assert not brute_force(once, index).safe  # a single round leaves it linkable
-    text, n, rounds, _ = redact_until_safe(query, detector, "[REDACTED]")
-    assert rounds >= 2 and brute_force(text, index).safe
+    assert brute_force(once, index).safe
+    text, n, rounds, was_safe = redact_until_safe(query, detector, "[REDACTED]")
+    assert text == once and rounds == (0 if was_safe else 1)
 
 
 def test_fixture_query_with_both_detectors():
