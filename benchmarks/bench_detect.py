@@ -9,9 +9,12 @@ documents) as queries, on ONE core (BLAS threads = 1; --pin pins the process to 
 
 - per-document latency of `Detector.detect(text)` (tokenization included),
   median / p95 / max, wall clock and CPU time, for max_arity 1 and 3, k 2 and 5;
-- the brute-force oracle (every N-gram looked up, every combination of up to 3
-  candidates intersected) on a few documents of median size, with the detector
-  on the same documents: speed-up, and whether both agree (exactness spot-check);
+- the same on --rewritten texts (the lexical baseline's outputs, where the
+  closed-candidate sets are largest);
+- the brute-force oracle (every N-gram looked up, the x-maximal N-grams of
+  every document, every combination of up to 3 of them intersected) on a few
+  documents of median size, masked and rewritten, with the detector on the
+  same documents: speed-up, and whether both agree (exactness spot-check);
 - the size of our hitting set vs the paper's rule (shortest N-gram of every
   linkable combination), per document;
 - peak RSS. With --paper-scale-dir, a child process loads an index over a
@@ -40,7 +43,9 @@ from typing import Any, Dict, List  # noqa: E402
 import numpy as np  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-TARGETS = {"arity1_median_ms": 5.0, "arity3_median_ms": 500.0, "arity3_p95_ms": 2000.0,
+# Issue #11 (k = 2, one core): arity 1 as before; arity 3 on masked and on
+# lexically rewritten text; still well ahead of the brute-force oracle.
+TARGETS = {"arity1_median_ms": 3.0, "arity3_median_ms": 50.0, "arity3_p95_ms": 500.0,
            "oracle_speedup": 20.0, "paper_scale_rss_mb": 2048.0}
 
 
@@ -112,56 +117,60 @@ def time_detector(detector, texts: List[str]) -> Dict[str, Any]:
 
 
 # --- the brute-force oracle ----------------------------------------------------
-def brute_force(index, text: str, k: int, max_arity: int, share_pairs: bool = False) -> Dict[str, Any]:
-    """SPEC.md by enumeration: every N-gram's df, every sub/super-N-gram checked,
-    every combination of 2..max_arity candidates intersected (Roaring bitmaps,
-    in C). share_pairs: intersect each triple from its pair's stored
-    intersection (a faster brute force, reported too)."""
+def brute_force(index, text: str, k: int, max_arity: int) -> Dict[str, Any]:
+    """SPEC.md by enumeration (Roaring bitmaps, in C): every N-gram's df; the
+    x-maximal N-grams of every document x, through every longer frequent
+    occurrence containing each occurrence; every combination of 2..max_arity
+    x-maximal N-grams of one x intersected, for every x whose whole x-maximal
+    set S_x is held by fewer than k documents (when k or more hold all of S_x,
+    every combination within it is held by them: none is linkable)."""
+    from pyroaring import BitMap
+
     from spacy_linkguard.ngrams import segment_ngrams, text_segments
 
     settings = index.settings
-    occs = []
+    where = {}
     for s, seg in enumerate(text_segments(text, settings)):
-        occs.extend((s, i, n, key) for i, n, key in segment_ngrams(seg, settings.max_n))
-    keys = list({o[3] for o in occs})
+        where.update(((s, i, n), key) for i, n, key in segment_ngrams(seg, settings.max_n))
+    keys = list(set(where.values()))
     df = dict(zip(keys, index.key_doc_freqs(keys).tolist()))
-    where = {(s, i, n): key for s, i, n, key in occs}
-    rare = {(s, i, n) for (s, i, n), key in where.items() if 1 <= df[key] < k}
-    frequent = {(s, i, n) for (s, i, n), key in where.items() if df[key] >= k}
+    rare = {o for o, key in where.items() if 1 <= df[key] < k}
+    frequent = [o for o, key in where.items() if df[key] >= k]
 
     def subs(s, i, n):
         return [(s, j, m) for m in range(1, n) for j in range(i, i + n - m + 1)]
 
     minimal_rare = {o for o in rare if not any(p in rare for p in subs(*o))}
-    contained = {p for o in frequent for p in subs(*o)}
-    candidates = sorted({where[o] for o in frequent - contained})
-    post = index.key_postings(candidates)
-    n = len(candidates)
-    linkable_pairs = set()
-    n_pairs = n_triples = n_linkable3 = 0
-    inter2 = {}
-    for a, b in combinations(range(n), 2):
-        if share_pairs:
-            both = inter2[(a, b)] = post[a] & post[b]
-            size = len(both)
-        else:
-            size = post[a].intersection_cardinality(post[b])
-        if 1 <= size < k:
-            linkable_pairs.add((a, b))
-    n_pairs = len(linkable_pairs)
-    if max_arity >= 3:
-        for a, b, c in combinations(range(n), 3):
-            if share_pairs:
-                size = inter2[(a, b)].intersection_cardinality(post[c])
-            else:
-                size = (post[a] & post[b]).intersection_cardinality(post[c])
-            if 1 <= size < k:
-                n_linkable3 += 1
-                if (a, b) not in linkable_pairs and (a, c) not in linkable_pairs and (b, c) not in linkable_pairs:
-                    n_triples += 1
-    return {"candidates": n, "minimal_rare_keys": len({where[o] for o in minimal_rare}),
-            "minimal_2": n_pairs, "minimal_3": n_triples, "linkable_3": n_linkable3,
-            "safe": not rare and not n_pairs and not n_linkable3}
+    fkeys = sorted({where[o] for o in frequent})
+    post = dict(zip(fkeys, index.key_postings(fkeys)))
+    by_segment: Dict[int, list] = {}
+    for o in frequent:
+        by_segment.setdefault(o[0], []).append(o)
+    x_maximal: Dict[int, set] = {}
+    for o in frequent:
+        s, i, n = o
+        longer = [post[where[p]] for p in by_segment[s] if p[2] > n and p[1] <= i and i + n <= p[1] + p[2]]
+        for x in post[where[o]] - BitMap.union(BitMap(), *longer):
+            x_maximal.setdefault(x, set()).add(where[o])
+    candidates = set().union(*x_maximal.values()) if x_maximal else set()
+    linkable = {}
+    if max_arity >= 2:
+        for x, members in x_maximal.items():
+            if len(BitMap.intersection(*[post[g] for g in members])) >= k:
+                continue
+            for m in range(2, max_arity + 1):
+                for combo in combinations(sorted(members), m):
+                    if m == 2:
+                        size = post[combo[0]].intersection_cardinality(post[combo[1]])
+                    else:
+                        size = (post[combo[0]] & post[combo[1]]).intersection_cardinality(post[combo[2]])
+                    if 1 <= size < k:
+                        linkable[frozenset(combo)] = m
+    minimal = [c for c, m in linkable.items()
+               if not any(frozenset(sub) in linkable for r in range(2, m) for sub in combinations(c, r))]
+    return {"candidates": len(candidates), "minimal_rare_keys": len({where[o] for o in minimal_rare}),
+            "minimal_2": sum(len(c) == 2 for c in minimal), "minimal_3": sum(len(c) == 3 for c in minimal),
+            "linkable_3": sum(m == 3 for m in linkable.values()), "safe": not rare and not linkable}
 
 
 def oracle_comparison(index, texts: List[str], n_docs: int, k: int = 2, max_arity: int = 3) -> Dict[str, Any]:
@@ -177,10 +186,9 @@ def oracle_comparison(index, texts: List[str], n_docs: int, k: int = 2, max_arit
     for i in chosen:
         log(f"oracle on query {i} ({sizes[i]} candidates)")
         timings = {}
-        for name, share in (("oracle", False), ("oracle_shared_pairs", True)):
-            t0, c0 = time.perf_counter(), time.thread_time()
-            ora = brute_force(index, texts[i], k, max_arity, share_pairs=share)
-            timings[name] = (time.perf_counter() - t0, time.thread_time() - c0)
+        t0, c0 = time.perf_counter(), time.thread_time()
+        ora = brute_force(index, texts[i], k, max_arity)
+        timings["oracle"] = (time.perf_counter() - t0, time.thread_time() - c0)
         fresh = Detector(index, k=k, max_arity=max_arity, cache_size=0)
         fresh.detect(texts[(i + 1) % len(texts)])
         t0, c0 = time.perf_counter(), time.thread_time()
@@ -200,13 +208,11 @@ def oracle_comparison(index, texts: List[str], n_docs: int, k: int = 2, max_arit
         return round(float(np.median([r[key] for r in rows])), 4)
 
     out: Dict[str, Any] = {"k": k, "max_arity": max_arity, "docs": rows, "all_agree": all(r["agree"] for r in rows)}
-    for name in ("oracle", "oracle_shared_pairs", "detector"):
+    for name in ("oracle", "detector"):
         for clock in ("wall", "cpu"):
             out[f"median_{name}_{clock}_s"] = med_of(f"{name}_{clock}_s")
     for clock in ("wall", "cpu"):
         out[f"speedup_{clock}"] = round(out[f"median_oracle_{clock}_s"] / out[f"median_detector_{clock}_s"], 1)
-        out[f"speedup_vs_shared_pairs_{clock}"] = round(
-            out[f"median_oracle_shared_pairs_{clock}_s"] / out[f"median_detector_{clock}_s"], 1)
     return out
 
 
@@ -269,6 +275,8 @@ def main() -> None:
     p.add_argument("--workdir", type=Path, default=REPO / "indexes/bench_detect",
                    help="Where the collection's index is built once (indexes/ is git-ignored).")
     p.add_argument("--index", type=Path, default=None, help="Use this index of --collection (default: build in --workdir).")
+    p.add_argument("--rewritten", type=Path, default=REPO / "benchmarks/data/echr_lexical_a3.jsonl",
+                   help="Rewritten outputs (JSONL) timed too: the lexical baseline's, where closed-candidate sets are largest.")
     p.add_argument("--oracle-docs", type=int, default=5)
     p.add_argument("--limit", type=int, default=None, help="Only the first N queries.")
     p.add_argument("--paper-scale-dir", type=Path, default=None,
@@ -284,6 +292,7 @@ def main() -> None:
     from spacy_linkguard.corpus import iter_records
 
     queries = [r.text for r in iter_records(args.queries)][: args.limit]
+    rewritten = [r.text for r in iter_records(args.rewritten)][: args.limit] if args.rewritten else []
     if args.probe:
         probe(args.probe, queries)
         return
@@ -309,27 +318,38 @@ def main() -> None:
             result["latency"][f"k{k}_arity{max_arity}"] = time_detector(Detector(index, k=k, max_arity=max_arity), queries)
     cold = Detector(index, k=2, max_arity=1, cache_size=0)
     result["latency"]["k2_arity1_no_df_cache"] = time_detector(cold, queries)
+    if rewritten:
+        log(f"latency on {len(rewritten)} rewritten texts ({args.rewritten.name})")
+        result["rewritten"] = {"file": args.rewritten.name}
+        for max_arity in (1, 3):
+            result["rewritten"][f"k2_arity{max_arity}"] = time_detector(Detector(index, k=2, max_arity=max_arity),
+                                                                        rewritten)
     log("hitting set vs the paper's rule")
     result["hitting_vs_paper"] = [hitting_vs_paper(index, queries, k, 3) for k in (2, 5)]
     if args.oracle_docs > 0:
         result["oracle"] = oracle_comparison(index, queries, args.oracle_docs)
+        if rewritten:
+            result["oracle_rewritten"] = oracle_comparison(index, rewritten, args.oracle_docs)
     result["peak_rss_mb"] = rss_mb()["peak"]
     if args.paper_scale_dir:
         result["paper_scale"] = paper_scale(args.paper_scale_dir, args.paper_words, args.paper_docs, args.pin)
     lat = result["latency"]
+    t = TARGETS
     result["targets"] = {
-        "arity1_median_ms<=5": max(lat["k2_arity1"]["wall_ms"]["median"], lat["k5_arity1"]["wall_ms"]["median"])
-        <= TARGETS["arity1_median_ms"],
-        "arity3_median_ms<=500": max(lat["k2_arity3"]["wall_ms"]["median"], lat["k5_arity3"]["wall_ms"]["median"])
-        <= TARGETS["arity3_median_ms"],
-        "arity3_p95_ms<=2000": max(lat["k2_arity3"]["wall_ms"]["p95"], lat["k5_arity3"]["wall_ms"]["p95"])
-        <= TARGETS["arity3_p95_ms"],
+        "arity1_median_ms<=3": lat["k2_arity1"]["wall_ms"]["median"] <= t["arity1_median_ms"],
+        "arity3_median_ms<=50": lat["k2_arity3"]["wall_ms"]["median"] <= t["arity3_median_ms"],
+        "arity3_p95_ms<=500": lat["k2_arity3"]["wall_ms"]["p95"] <= t["arity3_p95_ms"],
         # CPU time: what the wall clock would read on an idle core (this machine is shared).
-        "arity1_median_cpu_ms<=5": max(lat["k2_arity1"]["cpu_ms"]["median"], lat["k5_arity1"]["cpu_ms"]["median"])
-        <= TARGETS["arity1_median_ms"],
+        "arity1_median_cpu_ms<=3": lat["k2_arity1"]["cpu_ms"]["median"] <= t["arity1_median_ms"],
     }
+    if rewritten:
+        rw = result["rewritten"]["k2_arity3"]["wall_ms"]
+        result["targets"]["rewritten_arity3_median_ms<=50"] = rw["median"] <= t["arity3_median_ms"]
+        result["targets"]["rewritten_arity3_p95_ms<=500"] = rw["p95"] <= t["arity3_p95_ms"]
     if "oracle" in result:
-        result["targets"]["oracle_speedup>=20"] = result["oracle"]["speedup_wall"] >= TARGETS["oracle_speedup"]
+        result["targets"]["oracle_speedup>=20"] = result["oracle"]["speedup_wall"] >= t["oracle_speedup"]
+        if "oracle_rewritten" in result:
+            result["targets"]["oracle_rewritten_all_agree"] = result["oracle_rewritten"]["all_agree"]
     if "paper_scale" in result:
         result["targets"]["paper_scale_rss_mb<=2048"] = result["paper_scale"]["peak_rss_mb"] <= TARGETS["paper_scale_rss_mb"]
     result["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]

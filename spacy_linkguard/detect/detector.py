@@ -120,7 +120,7 @@ class Detector:
         occ = find_occurrences(text, self.settings, self._doc_freqs, k)
         res = Analysis(occurrences=occ, chosen_rare=choose_rare_spans(occ.minimal_rare, occ.n_tokens))
         freq = occ.frequent
-        if self.max_arity < 2 or len(freq.keys) < 2:
+        if self.max_arity < 2 or not freq.keys:
             return res
         bitmaps = list(self.index.key_postings(freq.keys))
         closure = closed_candidates(freq, [_as_array(p) for p in bitmaps])

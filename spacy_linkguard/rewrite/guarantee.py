@@ -1,9 +1,12 @@
 """Guarantee mode: redact what is still linkable, re-detect, until safe.
 
-One round is not always enough: redacting a candidate of a combination cuts
-a frequent N-gram into shorter ones, which can be candidates of new linkable
-combinations. Every round replaces at least one non-space character outside
-placeholders, so the rounds end; a round that does not is a bug (E216).
+With an exact detector one round is enough (SPEC.md, "Why one round of
+redaction is enough"): every N-gram left after redaction was one of the text
+before, and the closed candidates already include every shorter piece of a
+redacted N-gram that could single a document out. The loop still re-detects,
+because redaction can change how the tokens next to a span are split. Every
+round replaces at least one non-space character outside placeholders, so the
+rounds end; a round that does not is a bug (E216).
 """
 from typing import Any, List, Sequence, Tuple
 
