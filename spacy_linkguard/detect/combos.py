@@ -85,39 +85,71 @@ def incidence_from_bits(postings: DocBits, witnesses: DocBits, min_members: int 
     return Incidence(matrix, witness, postings.doc_numbers[keep], df)
 
 
-def pair_counts(inc: Incidence) -> Tuple[np.ndarray, np.ndarray]:
-    """|D(a) & D(b)| and |W(a) & W(b)| for every pair of candidates (n x n, int64 each)."""
-    m, w = inc.matrix, inc.witness
-    return np.rint(m.T @ m).astype(np.int64), np.rint(w.T @ w).astype(np.int64)
+@dataclass
+class PairScan:
+    """What the pair scan keeps (no n x n count matrix is held).
 
-
-def linkable_pairs(counts: np.ndarray, shared_witnesses: np.ndarray, k: int) -> Tuple[np.ndarray, np.ndarray]:
-    """Pairs (a < b) with 1 <= |D(a) & D(b)| < k and a shared witness, and those sizes.
-
-    RETURNS (Tuple[np.ndarray, np.ndarray]): (p x 2) int64 pairs in row-major order, (p,) sizes.
+    pairs / sizes: linkable pairs (a < b) with a shared witness, row-major, and
+        |D(a) & D(b)| of each.
+    frequent: packed bits (n x ceil(n / 8), little-endian), set where a != b,
+        |D(a) & D(b)| >= k and a witness is shared -- the pairs a minimal
+        linkable triple is made of.
     """
-    upper = np.triu((counts >= 1) & (counts < k) & (shared_witnesses >= 1), 1)
-    a, b = np.nonzero(upper)
-    return np.stack([a, b], axis=1).astype(np.int64), counts[a, b]
+
+    pairs: np.ndarray
+    sizes: np.ndarray
+    frequent: np.ndarray
+    n: int
+
+    def frequent_rows(self, rows: np.ndarray) -> np.ndarray:
+        """bool (len(rows) x n): the frequent partners of some candidates."""
+        return np.unpackbits(self.frequent[rows], axis=1, count=self.n, bitorder="little").astype(bool)
 
 
-def minimal_triples(inc3: Incidence, counts: np.ndarray, shared_witnesses: np.ndarray,
-                    k: int) -> Tuple[np.ndarray, np.ndarray]:
+def scan_pairs(inc: Incidence, k: int, block: int = 2048) -> PairScan:
+    """Every pair's |D(a) & D(b)| (`M.T @ M`) and |W(a) & W(b)| (`W.T @ W`),
+    computed `block` columns at a time so memory stays O(n * block).
+
+    inc (Incidence): documents holding >= 2 candidates.
+    k (int): The threshold.
+    RETURNS (PairScan).
+    """
+    assert block % 8 == 0, "block must be a multiple of 8 (packed bits)"
+    m, w = inc.matrix, inc.witness
+    n = inc.n_candidates
+    frequent = np.zeros((n, (n + 7) // 8), dtype=np.uint8)
+    pairs: List[np.ndarray] = []
+    sizes: List[np.ndarray] = []
+    for lo in range(0, n, block):
+        hi = min(lo + block, n)
+        counts = np.rint(m.T @ m[:, lo:hi])  # n x (hi - lo)
+        shared = (w.T @ w[:, lo:hi]) >= 0.5
+        a, b = np.nonzero((counts >= 1) & (counts < k) & shared)
+        b = b + lo
+        upper = a < b
+        pairs.append(np.stack([a[upper], b[upper]], axis=1))
+        sizes.append(counts[a[upper], b[upper] - lo].astype(np.int64))
+        often = (counts >= k) & shared
+        often[np.arange(lo, hi), np.arange(hi - lo)] = False
+        # Packed by column blocks of 8: lo is a multiple of 8 (block is).
+        frequent[:, lo // 8 : (hi + 7) // 8] = np.packbits(often, axis=1, bitorder="little")
+    pairs_all = np.concatenate(pairs).astype(np.int64) if pairs else np.zeros((0, 2), dtype=np.int64)
+    sizes_all = np.concatenate(sizes) if sizes else np.zeros(0, dtype=np.int64)
+    order = np.lexsort((pairs_all[:, 1], pairs_all[:, 0]))
+    return PairScan(pairs_all[order], sizes_all[order], frequent, n)
+
+
+def minimal_triples(inc3: Incidence, scan: PairScan, k: int) -> Tuple[np.ndarray, np.ndarray]:
     """Triples with every pair frequent, 1 <= |D(a) & D(b) & D(c)| < k and a common witness.
 
     inc3 (Incidence): documents holding >= 3 candidates.
-    counts (np.ndarray): `pair_counts` D part (over documents holding >= 2 candidates).
-    shared_witnesses (np.ndarray): `pair_counts` W part.
+    scan (PairScan): `scan_pairs` over documents holding >= 2 candidates.
     k (int): The threshold.
     RETURNS (Tuple[np.ndarray, np.ndarray]): (t x 3) int64 triples (each set
         once), and their intersection sizes.
     """
     n = inc3.n_candidates
     m, w = inc3.matrix, inc3.witness
-    frequent = counts >= k
-    np.fill_diagonal(frequent, False)
-    # A triple's witness is a shared witness of each of its pairs.
-    frequent &= shared_witnesses >= 1
     order = np.lexsort((np.arange(n), inc3.df))
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n)
@@ -126,7 +158,7 @@ def minimal_triples(inc3: Incidence, counts: np.ndarray, shared_witnesses: np.nd
     col_rows = _rows_by_column(m)
     col_wrows = _rows_by_column(w)
     for a in order.tolist():
-        partners = np.nonzero(frequent[a] & (rank > rank[a]))[0]
+        partners = np.nonzero(scan.frequent_rows(np.asarray([a]))[0] & (rank > rank[a]))[0]
         rows = col_rows[a]
         if len(partners) < 2 or len(rows) == 0 or len(col_wrows[a]) == 0:
             continue
@@ -148,7 +180,7 @@ def minimal_triples(inc3: Incidence, counts: np.ndarray, shared_witnesses: np.nd
         partners, sub = partners[keep], sub[:, keep]
         triple = sub.T @ sub
         hit = (triple < k) & (triple >= 1)
-        hit &= frequent[partners[:, None], partners]
+        hit &= scan.frequent_rows(partners)[:, partners]
         i, j = np.nonzero(np.triu(hit, 1))
         if not len(i):
             continue

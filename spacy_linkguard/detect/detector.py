@@ -8,7 +8,7 @@ import numpy as np
 from ..errors import Errors, LinkguardError
 from ..ngrams import NgramSettings
 from .closed import Closure, closed_candidates, rich_witnesses
-from .combos import Incidence, incidence_from_bits, linkable_pairs, minimal_triples, pair_counts
+from .combos import Incidence, incidence_from_bits, minimal_triples, scan_pairs
 from .hitting import HittingSet, greedy_hitting_set
 from .occurrences import Frequent, Occurrence, Occurrences, find_occurrences
 from .singles import choose_rare_spans
@@ -139,11 +139,10 @@ class Detector:
         if len(live) >= 2:
             inc = incidence_from_bits(closure.postings.take(live), rich.take(live), min_members=2)
             res.incidence = inc
-            counts, shared = pair_counts(inc)
-            pairs, res.pair_sizes = linkable_pairs(counts, shared, k)
-            res.pairs = live[pairs]
+            scan = scan_pairs(inc, k)
+            res.pairs, res.pair_sizes = live[scan.pairs], scan.sizes
             if self.max_arity >= 3 and len(live) >= 3:
-                triples, res.triple_sizes = minimal_triples(inc.restrict(3), counts, shared, k)
+                triples, res.triple_sizes = minimal_triples(inc.restrict(3), scan, k)
                 res.triples = live[triples]
         res.hitting = greedy_hitting_set(n, [res.pairs, res.triples])
         return res

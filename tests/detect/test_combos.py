@@ -4,7 +4,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from spacy_linkguard.detect.combos import build_incidence, linkable_pairs, minimal_triples, pair_counts
+from spacy_linkguard.detect.combos import build_incidence, minimal_triples, scan_pairs
 from spacy_linkguard.detect.hitting import greedy_hitting_set
 
 
@@ -45,9 +45,9 @@ def test_pairs_and_triples_match_brute_force(seed, k, share):
                                density=float(rng.uniform(0.1, 0.6)))
     witnesses = random_witnesses(rng, postings, share)
     inc = build_incidence(postings, witnesses, 2)
-    counts, shared = pair_counts(inc)
-    pairs, psizes = linkable_pairs(counts, shared, k)
-    triples, tsizes = minimal_triples(inc.restrict(3), counts, shared, k)
+    scan = scan_pairs(inc, k, block=8)  # several column blocks
+    pairs, psizes = scan.pairs, scan.sizes
+    triples, tsizes = minimal_triples(inc.restrict(3), scan, k)
     want_pairs, want_triples = brute(postings, witnesses, k)
     assert {tuple(p): int(s) for p, s in zip(pairs.tolist(), psizes)} == want_pairs
     got = {tuple(sorted(t)): int(s) for t, s in zip(triples.tolist(), tsizes)}
