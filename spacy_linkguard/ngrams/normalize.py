@@ -16,6 +16,11 @@ character (a character together with the combining marks that follow it):
 The result comes with an `OffsetMap` back to the original text (None when
 every character stayed in place), so tokens found in the normalized text are
 reported at their original offsets.
+
+Ordinary text pays little: one vectorized pass finds where work is needed
+(characters other than printable ASCII and "\\n", whitespace pairs holding a
+space); one-for-one folds there (curly quotes, dashes, accented letters) keep
+offsets in place, and only the rest is walked character by character.
 """
 import re
 import unicodedata
@@ -360,8 +365,9 @@ class _Builder:
         if self.ws_start >= 0:
             self.flush()
         out = "".join(self.parts)
-        n = len(self.text)
-        if self.n == n and len(self.nstarts) <= 1 and (not self.nstarts or (self.aligned[0] and self.ostarts[0] == 0)):
+        # one aligned piece from 0 of the full length: every character stayed in place
+        in_place = not self.nstarts or (len(self.nstarts) == 1 and self.aligned[0] and self.ostarts[0] == 0)
+        if in_place and self.n == len(self.text):
             return Normalized(out, None)
         return Normalized(out, OffsetMap(self.nstarts, self.ostarts, self.oends, self.aligned))
 
