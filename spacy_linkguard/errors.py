@@ -148,7 +148,7 @@ class Errors(metaclass=ErrorsWithCodes):
             "the corpus size; no index was written.")
     E067 = ("Drawing the figure needs matplotlib, which is not installed. Install it "
             "with `pip install spacy-linkguard[eval]` (or `pip install matplotlib`).")
-    E068 = ("The index at {path} has format version {version}, older than this "
+    E072 = ("The index at {path} has format version {version}, older than this "
             "spacy-linkguard reads (version {supported}): its keys were made with "
             "another text normalization ({normalization}), so its answers would be "
             "wrong for this detector. Rebuild it from its collection with "

@@ -120,7 +120,7 @@ def test_older_format_refused_with_rebuild_hint(built, tmp_path):
     meta["format_version"] = 1
     meta["settings"]["normalization"] = "lookalike-v1"
     (bad / fmt.META).write_text(json.dumps(meta))
-    with pytest.raises(LinkguardError, match=r"E068.*version 1.*lookalike-v1.*build-index"):
+    with pytest.raises(LinkguardError, match=r"E072.*version 1.*lookalike-v1.*build-index"):
         NgramIndex.load(bad)
 
 
