@@ -148,6 +148,11 @@ class Errors(metaclass=ErrorsWithCodes):
             "the corpus size; no index was written.")
     E067 = ("Drawing the figure needs matplotlib, which is not installed. Install it "
             "with `pip install spacy-linkguard[eval]` (or `pip install matplotlib`).")
+    E072 = ("The index at {path} has format version {version}, older than this "
+            "spacy-linkguard reads (version {supported}): its keys were made with "
+            "another text normalization ({normalization}), so its answers would be "
+            "wrong for this detector. Rebuild it from its collection with "
+            "`python -m spacy_linkguard build-index COLLECTION.jsonl {path}`.")
 
     # --- E100-E149: linkage detection ---------------------------------------
     E100 = ("k must be an integer >= 2 (a phrase set singles out a document "

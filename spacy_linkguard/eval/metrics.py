@@ -108,14 +108,15 @@ def document_linkage_rate(safe_flags: Sequence[bool]) -> Optional[float]:
 
 
 def text_tokens(text: str, settings: Optional[NgramSettings] = None) -> List[str]:
-    """All non-whitespace tokens of `text`, case-folded (punctuation kept).
+    """All non-whitespace tokens of `text` (normalized as for N-grams), case-folded
+    (punctuation kept).
 
     Used for edit volume, where a changed comma is an edit too.
     """
-    from ..ngrams import get_tokenizer, normalize_lookalikes
+    from ..ngrams import get_tokenizer, normalize_text
 
     settings = settings or NgramSettings()
-    doc = get_tokenizer(settings.placeholder)(normalize_lookalikes(text))
+    doc = get_tokenizer(settings.placeholder)(normalize_text(text).text)
     return [t.text.casefold() for t in doc if not t.is_space]
 
 

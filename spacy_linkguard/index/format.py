@@ -24,7 +24,9 @@ import json
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Union
 
-FORMAT_VERSION = 1
+# 2: keys of normalized text (NFKC, format characters dropped, whitespace
+# folded; `spacy_linkguard.ngrams.normalize`). Version 1 indexes are refused.
+FORMAT_VERSION = 2
 META = "meta.json"
 DOC_IDS = "doc_ids.json"
 VOCAB = "vocab.marisa"

@@ -79,7 +79,8 @@ class NgramIndex:
 
         verify: also compare every file's SHA-256 with meta.json (reads everything).
         RAISES: E059 (no index there), E060 (meta.json unreadable), E061 (newer
-            format), E062 (missing file), E063 (file of the wrong size/shape),
+            format), E072 (older format: rebuild it), E062 (missing file), E063
+            (file of the wrong size/shape),
             E064 (checksum mismatch, with verify=True).
         """
         path = Path(path)
@@ -89,6 +90,11 @@ class NgramIndex:
         try:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
             version = int(meta["format_version"])
+            if version < fmt.FORMAT_VERSION:
+                settings = meta.get("settings")
+                normalization = settings.get("normalization") if isinstance(settings, dict) else None
+                raise LinkguardError(Errors.E072.format(
+                    path=path, version=version, supported=fmt.FORMAT_VERSION, normalization=normalization))
             NgramSettings.from_dict(meta["settings"])
             files = meta["files"]
             counts = meta["counts"]

@@ -1,6 +1,7 @@
 """Build step 1: documents -> a stream of token ids on disk.
 
-Each document's segments (`spacy_linkguard.ngrams.text_segments`) become token
+Each document's segments (`spacy_linkguard.ngrams.text_segments`, here on the
+normalized text since offsets are not needed) become token
 ids, every segment followed by the SENTINEL id, appended to a uint32 file.
 Only the token vocabulary (distinct single tokens) is held in memory; N-grams
 are enumerated later from this stream with numpy.
@@ -18,14 +19,15 @@ import numpy as np
 
 from ..corpus import Record, record_from_obj
 from ..errors import Errors, LinkguardError, LinkguardWarning, Warnings
-from ..ngrams import NgramSettings, get_tokenizer, text_segments
+from ..ngrams import NgramSettings, get_tokenizer, normalize_text, normalized_segments
 
 SENTINEL = 0xFFFFFFFF
 MAX_VOCAB = 2**31 - 1  # token ids also live in int32 arrays
-# Texts longer than this are tokenized piece by piece, cut after line breaks:
-# spaCy splits on whitespace first and a line break is always a segment
-# boundary, so the pieces give exactly the tokens of the whole text while the
-# tokenizer never holds more than this many characters (spaCy's max_length).
+# Texts longer than this are tokenized piece by piece, cut after line breaks
+# of the normalized text: spaCy splits on whitespace first and a normalized
+# text has "\n" only in blank lines, segment boundaries, so the pieces give
+# exactly the tokens of the whole text while the tokenizer never holds more
+# than this many characters (spaCy's max_length).
 PIECE_CHARS = 1_000_000
 _FLUSH = 1 << 20
 BATCH_DOCS = 32  # documents per task sent to a tokenizer process
@@ -87,8 +89,8 @@ def segment_text(texts: List[str], placeholder: str, max_n: int) -> List[str]:
     out = []
     for text in texts:
         segs = []
-        for piece in text_pieces(text):
-            segs.extend(" ".join(seg.keys) for seg in text_segments(piece, settings))
+        for piece in text_pieces(normalize_text(text).text):
+            segs.extend(" ".join(seg.keys) for seg in normalized_segments(piece, settings))
         out.append("\n".join(segs))
     return out
 

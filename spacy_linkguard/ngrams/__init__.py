@@ -1,6 +1,14 @@
 """Tokens, segments and N-gram keys: the shared definition behind index and detector."""
-from .normalize import normalize_lookalikes, token_key
-from .segments import Segment, query_key, query_keys, segment_ngrams, text_ngram_keys, text_segments
+from .normalize import Normalized, OffsetMap, normalize_lookalikes, normalize_text, token_key
+from .segments import (
+    Segment,
+    normalized_segments,
+    query_key,
+    query_keys,
+    segment_ngrams,
+    text_ngram_keys,
+    text_segments,
+)
 from .settings import DEFAULT_MAX_N, DEFAULT_PLACEHOLDER, NgramSettings
 from .tokenizer import get_tokenizer
 
@@ -8,9 +16,13 @@ __all__ = [
     "DEFAULT_MAX_N",
     "DEFAULT_PLACEHOLDER",
     "NgramSettings",
+    "Normalized",
+    "OffsetMap",
     "Segment",
     "get_tokenizer",
     "normalize_lookalikes",
+    "normalize_text",
+    "normalized_segments",
     "query_key",
     "query_keys",
     "segment_ngrams",

@@ -51,8 +51,8 @@ class ChunkTokenizer:
         self.memo: Dict[str, Tuple[ChunkToken, ...]] = {}
 
     def __call__(self, text: str) -> List[TextToken]:
-        """Tokens of `text` (already look-alike normalized) in order; whitespace
-        between chunks other than one plain space becomes one boundary token."""
+        """Tokens of `text` (already normalized) in order; whitespace between
+        chunks other than one plain space (a blank line) becomes one boundary token."""
         chunks = [(m.start(), m.group()) for m in _CHUNK.finditer(text)]
         memo = self.memo
         distinct = list(dict.fromkeys(chunk for _, chunk in chunks))

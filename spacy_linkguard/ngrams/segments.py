@@ -1,7 +1,9 @@
 """Segments and N-gram keys of a text, as SPEC.md defines them.
 
-A segment is a maximal run of tokens none of which is a boundary token
-(punctuation, whitespace, or a token containing the placeholder). An N-gram is
+The text is normalized first (`normalize.normalize_text`), tokenized, and
+every token reported at its offsets in the original text. A segment is a
+maximal run of tokens none of which is a boundary token (punctuation, a blank
+line, or a token containing the placeholder). An N-gram is
 a run of 1..max_n consecutive tokens inside one segment; its key is the
 case-folded token texts joined by one space.
 """
@@ -10,7 +12,7 @@ from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ..errors import Errors, LinkguardError
 from .chunks import get_chunk_tokenizer
-from .normalize import normalize_lookalikes, token_key
+from .normalize import normalize_text, token_key
 from .settings import NgramSettings
 from .tokenizer import get_tokenizer
 
@@ -30,15 +32,30 @@ class Segment:
 def text_segments(text: str, settings: NgramSettings) -> List[Segment]:
     """Split `text` into segments of N-gram tokens.
 
-    text (str): The raw text (look-alikes are folded here; offsets refer to `text`).
+    text (str): The raw text (normalized here, see `normalize_text`).
     settings (NgramSettings): Placeholder and normalization settings.
-    RETURNS (List[Segment]): Segments in text order; boundary tokens are dropped.
+    RETURNS (List[Segment]): Segments in text order; boundary tokens are
+        dropped. Offsets refer to `text`: a token spans the original
+        characters its normalized characters came from (dropped characters at
+        its edges excluded).
     """
-    placeholder = settings.placeholder
-    text = normalize_lookalikes(text)
-    chunked = get_chunk_tokenizer(placeholder)
-    tokens = chunked(text) if chunked is not None else spacy_tokens(text, placeholder)
+    norm = normalize_text(text)
+    tokens = normalized_tokens(norm.text, settings.placeholder)
+    if norm.offsets is not None:
+        tokens = norm.offsets.map_tokens(tokens)
     return tokens_to_segments(tokens)
+
+
+def normalized_segments(norm_text: str, settings: NgramSettings) -> List[Segment]:
+    """Segments of an already normalized text (`normalize_text(text).text`),
+    offsets into it. The index builder uses it: it needs keys, not offsets."""
+    return tokens_to_segments(normalized_tokens(norm_text, settings.placeholder))
+
+
+def normalized_tokens(norm_text: str, placeholder: str) -> List[Tuple[int, int, Optional[str]]]:
+    """(start, end, key) of every token of a normalized text; key None for a boundary token."""
+    chunked = get_chunk_tokenizer(placeholder)
+    return chunked(norm_text) if chunked is not None else spacy_tokens(norm_text, placeholder)
 
 
 def tokens_to_segments(tokens: Iterable[Tuple[int, int, Optional[str]]]) -> List[Segment]:
@@ -64,7 +81,8 @@ def tokens_to_segments(tokens: Iterable[Tuple[int, int, Optional[str]]]) -> List
 def spacy_tokens(text: str, placeholder: str) -> List[Tuple[int, int, Optional[str]]]:
     """(start, end, key) of every token of `get_tokenizer(placeholder)(text)`;
     key None for a boundary token (punctuation, whitespace, or containing the
-    placeholder). The reference that `ChunkTokenizer` reproduces faster."""
+    placeholder). The reference that `ChunkTokenizer` reproduces faster; both
+    are given normalized text, whose only whitespace token is a blank line."""
     out: List[Tuple[int, int, Optional[str]]] = []
     for tok in get_tokenizer(placeholder)(text):
         boundary = tok.is_punct or tok.is_space or placeholder in tok.text

@@ -53,3 +53,19 @@ def test_show_writes_a_static_page(small_index, tmp_path):
     assert html.count('<section class="doc"') == 5
     assert "<script" not in html
     assert "NGRAM" in html and "COMBO" in html
+
+
+def test_detect_survives_nul_and_lone_surrogates(small_index, tmp_path):
+    # JSON may escape a lone surrogate or NUL; both are dropped by normalization
+    # (they used to crash spaCy's tokenizer with UnicodeEncodeError).
+    index, _, records = small_index
+    text = records[0][1]
+    queries = tmp_path / "odd.jsonl"
+    hostile = text.replace(" ", " \udc80", 3).replace(" ", "\x00 ", 3)
+    queries.write_text(json.dumps({"id": "odd", "text": hostile}) + "\n", encoding="utf-8")
+    out = tmp_path / "spans.jsonl"
+    result = CliRunner().invoke(app, ["detect", str(queries), "--index", str(index), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    line = json.loads(out.read_text())
+    det = Detector(NgramIndex.load(index))
+    assert [s["key"] for s in line["spans"]] == [s.key for s in det.detect(text).spans]

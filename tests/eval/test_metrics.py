@@ -30,6 +30,14 @@ def test_surviving_spans_normalizes_lookalikes():
     assert surviving_spans(["pecuniary damage", "non-pecuniary damage", "non pecuniary"], out) == [True, True, False]
 
 
+def test_surviving_spans_and_edit_volume_see_through_spacing_and_encoding():
+    # A rewrite that only re-spaces or re-encodes a phrase has not removed it.
+    out = "the\u00a0\u200bapplicant  was\tborn in \uff11\uff19\uff16\uff10 in Mu\u0308nchen"
+    flags = surviving_spans(["the applicant was born", "born in 1960", "in M\u00fcnchen"], out)
+    assert flags == [True, True, True]
+    assert edit_volume("the applicant was born in 1960 in M\u00fcnchen", out) == 0.0
+
+
 def test_placeholder_breaks_a_span():
     out = "born in [REDACTED] London"
     assert surviving_spans(["in London", "London"], out) == [False, True]

@@ -94,6 +94,25 @@ def test_lone_surrogate_text(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("text", ["a \x00 b", "\x00", "a\x00", "x \x00\x00 y z"])
+def test_control_characters_are_dropped(tmp_path, text):
+    # NUL used to reach marisa as a key of its own (KeyError); control and
+    # format characters are dropped by normalization, as a search engine does.
+    idx = NgramIndex.build([{"id": "a", "text": text}, {"id": "b", "text": "a b"}], tmp_path / "idx", progress=False)
+    clean = text.replace("\x00", "")
+    for key in clean.split():
+        assert 0 in set(idx.postings(key))
+
+
+def test_hostile_spacing_is_indexed_as_plain_text(tmp_path):
+    plain = "the applicant was born in 1960"
+    docs = [{"id": "p", "text": plain},
+            {"id": "z", "text": plain.replace(" ", " \u200b")},
+            {"id": "f", "text": "\uff54\uff48\uff45 applicant\u00a0\u00a0was\tborn in 1960"}]
+    idx = NgramIndex.build(docs, tmp_path / "idx", progress=False)
+    assert list(idx.postings("the applicant was born in 1960")) == [0, 1, 2]
+
+
 def test_full_disk_leaves_nothing(tmp_path, monkeypatch):
     from spacy_linkguard.index import writer
 

@@ -4,7 +4,7 @@ import pytest
 
 from spacy_linkguard.corpus import iter_records
 from spacy_linkguard.index import NgramIndex
-from spacy_linkguard.ngrams import NgramSettings
+from spacy_linkguard.ngrams import NgramSettings, normalize_text
 
 from .oracle import oracle, random_corpus
 
@@ -114,5 +114,13 @@ def test_long_document_tokenized_in_pieces(tmp_path, monkeypatch):
     docs = [{"id": "long", "text": text}, {"id": "short", "text": line}]
     assert max(len(p) for p in list(tokens.text_pieces(text, 50))[:-1]) <= 50 + len(line) + 3
     assert "".join(tokens.text_pieces(text, 50)) == text
+    # Pieces are cut at the blank lines of the normalized text (a lone line
+    # break is a space there, not a boundary).
+    paragraphs = "\n \n".join(f"{line}\n{i}" for i in range(30))
+    docs.append({"id": "paragraphs", "text": paragraphs})
+    norm = normalize_text(paragraphs).text
+    assert len(list(tokens.text_pieces(norm, 50))) > 20
     idx = NgramIndex.build(docs, tmp_path / "idx", progress=False)
     assert_matches_oracle(idx, [d["text"] for d in docs], NgramSettings())
+    assert list(idx.postings("had erred 3")) == [0, 2]  # one line break: a space
+    assert list(idx.postings("3 the applicant")) == [0]  # a blank line: a boundary

@@ -113,6 +113,23 @@ def test_newer_format_refused(built, tmp_path):
         NgramIndex.load(bad)
 
 
+def test_older_format_refused_with_rebuild_hint(built, tmp_path):
+    # Version 1 indexes hold keys of text normalized otherwise (look-alikes only).
+    bad = copy_index(built[1], tmp_path / "old")
+    meta = json.loads((bad / fmt.META).read_text())
+    meta["format_version"] = 1
+    meta["settings"]["normalization"] = "lookalike-v1"
+    (bad / fmt.META).write_text(json.dumps(meta))
+    with pytest.raises(LinkguardError, match=r"E072.*version 1.*lookalike-v1.*build-index"):
+        NgramIndex.load(bad)
+
+
+def test_meta_records_the_normalization(built):
+    meta = json.loads((built[1] / fmt.META).read_text())
+    assert FORMAT_VERSION == meta["format_version"] == 2
+    assert meta["settings"]["normalization"] == NgramSettings().normalization
+
+
 def test_corrupt_meta(built, tmp_path):
     bad = copy_index(built[1], tmp_path / "bad")
     (bad / fmt.META).write_text("{not json")

@@ -1,7 +1,9 @@
 """`ChunkTokenizer` (memo per whitespace chunk) against spaCy's tokenizer on whole texts.
 
 The oracle is `spacy_tokens`: iterate `get_tokenizer(placeholder)(text)` and
-flag boundary tokens, the SPEC's definition word for word.
+flag boundary tokens, the SPEC's definition word for word. `text_segments`
+gives it the normalized text; `ChunkTokenizer` must also equal it on any
+text, normalized or not.
 """
 import itertools
 import json
@@ -12,7 +14,7 @@ import pytest
 import spacy
 from spacy.symbols import ORTH
 
-from spacy_linkguard.ngrams import NgramSettings, get_tokenizer, normalize_lookalikes, text_segments
+from spacy_linkguard.ngrams import NgramSettings, get_tokenizer, normalize_text, text_segments
 from spacy_linkguard.ngrams.chunks import ChunkTokenizer, can_memoise, get_chunk_tokenizer
 from spacy_linkguard.ngrams.segments import spacy_tokens, tokens_to_segments
 
@@ -33,7 +35,11 @@ SPACES = [" ", " ", " ", " ", "  ", "\n", "\n\n", "\t", "\u00a0", " \n", "\u2009
 
 
 def reference_segments(text, placeholder=S.placeholder):
-    return tokens_to_segments(spacy_tokens(normalize_lookalikes(text), placeholder))
+    norm = normalize_text(text)
+    tokens = spacy_tokens(norm.text, placeholder)
+    if norm.offsets is not None:
+        tokens = norm.offsets.map_tokens(tokens)
+    return tokens_to_segments(tokens)
 
 
 def generated_texts(n, seed):
@@ -68,6 +74,15 @@ def test_generated_texts_match_spacy(seed):
         assert text_segments(text, S) == reference_segments(text), repr(text)
 
 
+@pytest.mark.parametrize("seed", [4, 5])
+def test_chunk_tokenizer_matches_spacy_on_raw_text(seed):
+    # Odd whitespace between chunks (normalization removes it) is still exact.
+    tokenizer = get_chunk_tokenizer(S.placeholder)
+    for text in generated_texts(200, seed):
+        want = tokens_to_segments(spacy_tokens(text, S.placeholder))
+        assert tokens_to_segments(tokenizer(text)) == want, repr(text)
+
+
 def test_bundled_documents_match_spacy():
     # Twice: the second pass is answered from the memo alone.
     texts = list(bundled_texts(40))
@@ -81,9 +96,9 @@ def test_small_memo_is_emptied_and_stays_exact():
     most = 7  # the memo holds at most memo_size chunks, or one text's chunks
     cleared = 0
     for text in generated_texts(100, 3):
-        norm = normalize_lookalikes(text)
+        norm = normalize_text(text).text
         before = len(tokenizer.memo)
-        assert tokens_to_segments(tokenizer(norm)) == reference_segments(text)
+        assert tokens_to_segments(tokenizer(norm)) == tokens_to_segments(spacy_tokens(norm, S.placeholder))
         most = max(most, len(set(norm.split())))
         assert len(tokenizer.memo) <= most
         cleared += len(tokenizer.memo) < before
@@ -92,11 +107,15 @@ def test_small_memo_is_emptied_and_stays_exact():
 
 def test_whitespace_between_chunks():
     tokenizer = get_chunk_tokenizer(S.placeholder)
-    # One plain space joins; two spaces, a tab or a no-break space split.
-    assert [s.keys for s in text_segments("a b", S)] == [("a", "b")]
-    for gap in ("  ", "\t", "\u00a0", "\n"):
+    # In raw text one plain space joins chunks and any other gap is a boundary
+    # token; normalized, a gap with at most one line break is one space and a
+    # blank line a boundary.
+    for gap in (" ", "  ", "\t", "\u00a0", "\n", " \n\t"):
+        assert [s.keys for s in text_segments(f"a{gap}b", S)] == [("a", "b")]
+        if gap != " ":
+            assert (1, 1 + len(gap), None) in tokenizer(f"a{gap}b")
+    for gap in ("\n\n", "\n \n", "\r\n\r\n", "\u2029\u2029"):
         assert [s.keys for s in text_segments(f"a{gap}b", S)] == [("a",), ("b",)]
-        assert (1, 1 + len(gap), None) in tokenizer(f"a{gap}b")
 
 
 def test_rules_that_join_chunks_turn_the_memo_off():

@@ -43,9 +43,14 @@ def test_offsets_point_into_original_text():
             assert normalize_lookalikes(text[start:end]).casefold() == key
 
 
-def test_casefold_and_newlines_are_boundaries():
-    segs = text_segments("STRASSE Straße\nnext line", S)
+def test_casefold_and_blank_lines_are_boundaries():
+    segs = text_segments("STRASSE Straße\n\nnext line", S)
     assert [s.keys for s in segs] == [("strasse", "strasse"), ("next", "line")]
+
+
+def test_one_line_break_is_a_space():
+    segs = text_segments("STRASSE Straße\nnext \r\n line", S)
+    assert [s.keys for s in segs] == [("strasse", "strasse", "next", "line")]
 
 
 def test_segment_ngrams_counts_and_max_n():
@@ -64,8 +69,10 @@ def test_text_ngram_keys_brute_force():
 
 def test_query_key_rules():
     assert query_key("The Court", S) == "the court"
+    assert query_key("The  Court", S) == "the court"  # spacing is normalized
+    assert query_key("The\u00a0\u200bCourt", S) == "the court"
     with pytest.raises(LinkguardError, match=r"\[E004\]"):
-        query_key("The  Court", S)  # an extra space is a whitespace token: a boundary
+        query_key("The\n\nCourt", S)  # a blank line is a boundary
     with pytest.raises(LinkguardError, match=r"\[E004\]"):
         query_key("the Court, held", S)
     with pytest.raises(LinkguardError, match=r"\[E004\]"):

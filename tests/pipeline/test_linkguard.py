@@ -71,6 +71,19 @@ def test_spans_and_extensions_match_the_detector(index_dir, texts):
     assert nlp("")._.linkguard_safe is True
 
 
+def test_hostile_spacing_gives_the_same_spans_on_the_doc(index_dir, texts):
+    # No-break and zero-width spaces: the Doc's spans carry the plain text's
+    # keys and sit on the hostile text's own characters.
+    nlp = make_nlp(index_dir, k=2, max_arity=2)
+    plain = nlp(texts[0])
+    doc = nlp(texts[0].replace(" ", "\u00a0\u200b"))
+    assert doc._.linkguard_safe == plain._.linkguard_safe is False
+    assert [s.label_ for s in doc.spans["linkguard"]] == [s.label_ for s in plain.spans["linkguard"]]
+    for span, ref in zip(doc.spans["linkguard"], plain.spans["linkguard"]):
+        # the Doc's own tokens keep a zero-width space with the next word
+        assert span.text.replace("\u00a0", " ").replace("\u200b", "") == ref.text
+
+
 def test_spans_key_and_arity_config(index_dir, texts):
     nlp = make_nlp(index_dir, max_arity=1, spans_key="flags", k=5)
     doc = nlp(texts[0])
