@@ -100,6 +100,11 @@ class Errors(metaclass=ErrorsWithCodes):
     E010 = ("File not found: {path}. Check the path{hint}.")
     E011 = ("{path} holds no documents. Give a JSONL file with at least one "
             "{{\"id\", \"text\"}} line.")
+    E012 = ("The output {path} is the input {input}: writing it would destroy the "
+            "input before it is read. Give another output path.")
+    E013 = ("Cannot write the output {path}: {detail}. Check that its folder exists "
+            "and is writable, or give another path.")
+    E014 = ("{name} must be {expected}, got {value!r}.")
 
     # --- E050-E099: the N-gram index ----------------------------------------
     E050 = ("No documents to index: the corpus is empty ({skipped} whitespace-only "

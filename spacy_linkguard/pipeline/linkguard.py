@@ -142,11 +142,7 @@ class Linkguard:
         return self._detector
 
     def _wanted_settings(self, index_settings: NgramSettings) -> Optional[NgramSettings]:
-        # Only the settings configured explicitly are compared (E003); the rest are the index's.
-        if self.settings is None:
-            return None
-        given = {"max_n": self.cfg["max_n"], "placeholder": self.cfg["placeholder"]}
-        return dataclasses.replace(index_settings, **{k: v for k, v in given.items() if v is not None})
+        return requested_settings(index_settings, max_n=self.cfg["max_n"], placeholder=self.cfg["placeholder"])
 
     def _check_checksum(self, index: Any) -> None:
         if self._expected_checksum is not None and index.checksum != self._expected_checksum:
@@ -225,6 +221,20 @@ class Linkguard:
         state = dict(self.__dict__)
         state["_detector"] = None
         return state
+
+
+def requested_settings(index_settings: NgramSettings, *, max_n: Optional[int] = None,
+                       placeholder: Optional[str] = None) -> Optional[NgramSettings]:
+    """The settings asked for, to pass as `Detector(index, settings=...)` (which raises E003
+    when they differ from the index's); None when nothing was asked for (the index's are used).
+
+    One rule for the Detector, the CLI (--max-n/--placeholder) and the component.
+    """
+    given = {k: v for k, v in (("max_n", max_n), ("placeholder", placeholder)) if v is not None}
+    if not given:
+        return None
+    NgramSettings(**{"max_n": DEFAULT_MAX_N, "placeholder": DEFAULT_PLACEHOLDER, **given})  # E001/E002
+    return dataclasses.replace(index_settings, **given)
 
 
 def relative_path(target: Union[str, Path], folder: Union[str, Path]) -> str:
