@@ -4,6 +4,7 @@
 formatted cells (pure, tested); the Jinja templates in `templates/` lay
 them out as Markdown and HTML.
 """
+import hashlib
 import html
 import json
 from pathlib import Path
@@ -136,6 +137,11 @@ def md_cell(cell: Dict[str, Any]) -> str:
     return text
 
 
+def md_text(text: str) -> str:
+    """Text for Markdown: HTML-escaped (Markdown viewers render raw HTML) and link brackets escaped."""
+    return escape(str(text)).replace("[", "\\[").replace("]", "\\]")
+
+
 def render_report(results: Dict[str, Any], reference: Dict[str, Any], *, figures: Dict[str, Optional[str]],
                   doc_links: Dict[str, List[Dict[str, str]]], semantic: Optional[Dict[str, Any]] = None) -> Dict[str, str]:
     """Render the report as {"md": ..., "html": ...}.
@@ -154,6 +160,7 @@ def render_report(results: Dict[str, Any], reference: Dict[str, Any], *, figures
         "semantic": semantic,
         "dpmlm_note": DPMLM_NOTE,
         "md_cell": md_cell,
+        "md_text": md_text,
         "fmt": fmt,
         "settings": results.get("settings", {}),
         "input_ppl": next((r.get("perplexity") for r in results.get("systems", []) if r.get("key") == "input"), None),
@@ -191,14 +198,14 @@ def write_displacy_pages(results: Dict[str, Any], out_dir: Path, *, max_docs: in
             if obj is None:
                 continue
             text = obj["text"]
-            spans = [{"start": s, "end": e, "label": lab} for s, e, lab in spans_by_doc[i]]
+            # displaCy escapes the text but not the title or labels: we do.
+            spans = [{"start": s, "end": e, "label": escape(str(lab))} for s, e, lab in spans_by_doc[i]]
             page = displacy.render(
-                {"text": text, "ents": spans, "title": f"{row['label']} \u2013 {doc_id}"},
+                {"text": text, "ents": spans, "title": escape(f"{row['label']} \u2013 {doc_id}")},
                 style="ent", manual=True, page=True, minify=True,
                 options={"colors": {"NGRAM": "#f4a582", "COMBO": "#92c5de"}},
             )
-            safe_name = "".join(c if c.isalnum() or c in "-_" else "_" for c in doc_id)
-            rel = Path("docs") / key / f"{safe_name}.html"
+            rel = Path("docs") / page_name(str(key)) / f"{page_name(doc_id)}.html"
             (out_dir / rel).parent.mkdir(parents=True, exist_ok=True)
             (out_dir / rel).write_text(page, encoding="utf-8")
             entries.append({"id": doc_id, "href": rel.as_posix(), "n_spans": str(len(spans))})
@@ -207,7 +214,16 @@ def write_displacy_pages(results: Dict[str, Any], out_dir: Path, *, max_docs: in
 
 
 def escape(text: str) -> str:
-    return html.escape(text)
+    """HTML-escape text for element content and quoted attributes (quotes included)."""
+    return html.escape(text, quote=True)
+
+
+def page_name(name: str) -> str:
+    """A file name for `name`: its safe characters (at most 60) and a hash of the
+    whole name, so different names never share a file ('a/b' vs 'a.b')."""
+    slug = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_" for c in name)[:60]
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{slug}-{digest}"
 
 
 def table_labels(markdown: str) -> List[str]:

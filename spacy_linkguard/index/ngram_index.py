@@ -159,14 +159,25 @@ class NgramIndex:
         if row < 0:
             return BitMap()
         if self._df[row] == 1:
-            return BitMap([int(self._ref[row])])
+            doc = int(self._ref[row])
+            if doc >= len(self.doc_ids):
+                raise LinkguardError(Errors.E063.format(
+                    path=self.path / fmt.REF, detail=f"row {row} names document {doc} of {len(self.doc_ids)}"))
+            return BitMap([doc])
         j = int(self._ref[row])
+        if j + 1 >= len(self._offsets):
+            raise LinkguardError(Errors.E063.format(
+                path=self.path / fmt.REF, detail=f"row {row} names posting list {j} of {len(self._offsets) - 1}"))
         data = self._blob[int(self._offsets[j]) : int(self._offsets[j + 1])].tobytes()
         try:
-            return BitMap.deserialize(data)
+            bm = BitMap.deserialize(data)
         except Exception as e:  # pyroaring validates the bytes and raises on damage
             raise LinkguardError(Errors.E063.format(
                 path=self.path / fmt.POSTINGS, detail=f"the posting list of row {row} is unreadable ({e})")) from None
+        if len(bm) != int(self._df[row]) or bm.max() >= len(self.doc_ids):
+            raise LinkguardError(Errors.E063.format(
+                path=self.path / fmt.POSTINGS, detail=f"the posting list of row {row} disagrees with df.npy or names no document"))
+        return bm
 
     # ---- lookups by text -------------------------------------------------
     def key(self, text: str) -> str:
