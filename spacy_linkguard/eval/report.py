@@ -7,11 +7,14 @@ them out as Markdown and HTML.
 import hashlib
 import html
 import json
+import re
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..errors import Errors, LinkguardError
 from .systems import SYSTEMS
+
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 
 REFERENCE_PATH = Path(__file__).parent / "data" / "paper_reference.json"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -116,13 +119,22 @@ def _cell(ours: Optional[float], paper: Optional[float], digits: int = 3) -> Dic
     return {"ours": fmt(ours, digits), "paper": fmt(paper, digits) if paper is not None else None}
 
 
-def _env():
+def md_safe(value: Any) -> Any:
+    """A value for Markdown: every '<' that could open an HTML tag or comment becomes '&lt;'."""
+    if isinstance(value, str):
+        return _TAG_START.sub("&lt;", value)
+    return value
+
+
+def _env(html_page: bool = True):
     from jinja2 import FileSystemLoader, select_autoescape
     from jinja2.sandbox import SandboxedEnvironment
 
     return SandboxedEnvironment(
         loader=FileSystemLoader(str(TEMPLATES)),
         autoescape=select_autoescape(enabled_extensions=("html.jinja",), default_for_string=False),
+        # Markdown viewers render raw HTML: no value may open a tag there.
+        finalize=None if html_page else md_safe,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
@@ -139,7 +151,7 @@ def md_cell(cell: Dict[str, Any]) -> str:
 
 def md_text(text: str) -> str:
     """Text for Markdown: HTML-escaped (Markdown viewers render raw HTML) and link brackets escaped."""
-    return escape(str(text)).replace("[", "\\[").replace("]", "\\]")
+    return md_safe(str(text)).replace("[", "\\[").replace("]", "\\]")
 
 
 def render_report(results: Dict[str, Any], reference: Dict[str, Any], *, figures: Dict[str, Optional[str]],
@@ -165,10 +177,9 @@ def render_report(results: Dict[str, Any], reference: Dict[str, Any], *, figures
         "settings": results.get("settings", {}),
         "input_ppl": next((r.get("perplexity") for r in results.get("systems", []) if r.get("key") == "input"), None),
     }
-    env = _env()
     return {
-        "md": env.get_template("report.md.jinja").render(**ctx),
-        "html": env.get_template("report.html.jinja").render(**ctx),
+        "md": _env(html_page=False).get_template("report.md.jinja").render(**ctx),
+        "html": _env().get_template("report.html.jinja").render(**ctx),
     }
 
 
