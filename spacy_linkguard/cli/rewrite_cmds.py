@@ -52,11 +52,11 @@ def rewrite_cmd(
     check_limit(limit)
     refuse_same_file(output, queries)
     refuse_same_file(output, config)
-    open_index(index, verify=verify)  # a damaged index fails now, before the model loads
     offline_env()
     nlp = load_rewrite_pipeline(config, parse_config_overrides(ctx.args))
     if component not in nlp.pipe_names:
         raise LinkguardError(Errors.E215.format(path=config, name=component, pipes=nlp.pipe_names))
+    open_index(index, verify=verify)  # a damaged index fails now, before the model loads (on first use)
     nlp.get_pipe(component).initialize(index=str(index))
     total = count_lines(queries)
     if limit is not None:
