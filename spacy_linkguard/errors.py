@@ -56,7 +56,7 @@ class Warnings(metaclass=ErrorsWithCodes):
 
     # --- W200-W249: LLM rewriting -------------------------------------------
     W200 = ("{n} document(s) are not safe after {passes} rewriting pass(es) and "
-            "guarantee = false, so they are returned as they are (first: {doc_id}). "
+            "guarantee = false, so they are returned as they are (first: {doc_id!r}). "
             "Set guarantee = true to redact what is still linkable, or raise max_passes.")
     W201 = ("The model returned {got} replies for {expected} prompts; the missing "
             "ones count as rejected (no_json). Check the model's batching.")

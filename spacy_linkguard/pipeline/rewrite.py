@@ -144,8 +144,11 @@ class LinkguardRewrite:
         return next(iter(self.pipe([doc], batch_size=1)))
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: Optional[int] = None) -> Iterator[Doc]:
+        seen = 0
         for docs in minibatch(stream, size=batch_size or self.cfg["batch_size"]):
-            results = self.loop.run([d.text for d in docs])
+            ids = [doc_name(d, seen + j) for j, d in enumerate(docs)]
+            seen += len(docs)
+            results = self.loop.run([d.text for d in docs], ids=ids)
             for doc, res in zip(docs, results):
                 set_annotations(doc, res)
                 yield doc
@@ -174,6 +177,20 @@ class LinkguardRewrite:
         self.cfg.update({k: v for k, v in cfg.items() if k in self.cfg})
         self._detector = None
         self._loop = None
+
+
+def doc_name(doc: Doc, position: int) -> str:
+    """How warnings name a Doc: `doc.user_data["id"]`, else the context given to
+    `nlp.pipe(..., as_tuples=True)` when it is a str or has an "id" (the CLI
+    passes the record id), else "#<position in the stream>"."""
+    if doc.user_data.get("id") is not None:
+        return str(doc.user_data["id"])
+    context = getattr(doc, "_context", None)
+    if isinstance(context, dict) and context.get("id") is not None:
+        return str(context["id"])
+    if isinstance(context, str):
+        return context
+    return f"#{position}"
 
 
 def set_annotations(doc: Doc, result: Any) -> None:
