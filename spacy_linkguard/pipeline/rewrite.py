@@ -165,12 +165,20 @@ class LinkguardRewrite:
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         if CFG_FILE not in exclude:
-            (path / CFG_FILE).write_text(json.dumps(self.cfg, indent=2) + "\n", encoding="utf-8")
+            cfg = dict(self.cfg)
+            if cfg["index"]:  # relative to the saved component: no absolute path in a saved pipeline
+                from .linkguard import relative_path
+
+                cfg["index"] = relative_path(cfg["index"], path)
+            (path / CFG_FILE).write_text(json.dumps(cfg, indent=2) + "\n", encoding="utf-8")
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "LinkguardRewrite":
         cfg_path = Path(path) / CFG_FILE
         if CFG_FILE not in exclude and cfg_path.is_file():
-            self._load_cfg(json.loads(cfg_path.read_text(encoding="utf-8")))
+            cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+            if cfg.get("index") and not Path(cfg["index"]).is_absolute():
+                cfg["index"] = str(Path(path) / cfg["index"])
+            self._load_cfg(cfg)
         return self
 
     def _load_cfg(self, cfg: Dict[str, Any]) -> None:

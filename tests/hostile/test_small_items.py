@@ -146,3 +146,18 @@ def test_a_saved_pipeline_stores_the_index_relative_to_itself(hostile_index, tmp
     shutil.move(str(home), str(moved))
     loaded = spacy.load(moved / "pipeline")
     assert loaded(TEXTS[0])._.linkguard_safe is False
+
+
+def test_a_saved_rewrite_component_stores_the_index_relative_to_itself(hostile_index, tmp_path):
+    from tests.rewrite import canned  # noqa: F401  (registers linkguard_test.Canned.v1)
+
+    index, _ = hostile_index
+    nlp = spacy.blank("en")
+    nlp.add_pipe("linkguard_rewrite", config={
+        "task": {"@llm_tasks": "linkguard.Rewrite.v1", "examples": []},
+        "model": {"@llm_models": "linkguard_test.Canned.v1"}, "index": str(index)})
+    nlp.to_disk(tmp_path / "pipeline")
+    text = (tmp_path / "pipeline" / "linkguard_rewrite" / "cfg.json").read_text()
+    assert str(index) not in text and json.loads(text)["index"].startswith("../")
+    loaded = spacy.load(tmp_path / "pipeline")
+    assert Path(loaded.get_pipe("linkguard_rewrite").cfg["index"]).resolve() == index.resolve()
