@@ -47,6 +47,8 @@ def evaluate_cmd(
     from ..eval.evaluate import evaluate_systems
     from ..eval.similarity import Embedder, locate_model
     from ..index import NgramIndex
+    from ..paths import portable_path
+    from .output import write_text_atomic
 
     try:
         systems = _pairs(system, "--system")
@@ -80,9 +82,6 @@ def evaluate_cmd(
     except LinkguardError as e:
         typer.echo(str(e), err=True)
         raise typer.Exit(code=1)
-    from ..paths import portable_path
-    from .output import write_text_atomic
-
     stats = idx.stats()
     results.update(
         dataset=dataset,

@@ -12,6 +12,7 @@ Doc's tokens. Registration: `factories.py`. Output:
 """
 import dataclasses
 import json
+import os
 import warnings
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, Optional, Tuple, Union
@@ -184,7 +185,7 @@ class Linkguard:
         # Either way its checksum must be the saved one.
         index = cfg["index"]
         if index and folder is not None and not Path(index).is_absolute():
-            index = str(folder / index)
+            index = os.path.normpath(os.path.join(os.path.abspath(folder), index))
         configured = self.cfg.get("index")
         if configured and (Path(configured) / "meta.json").is_file():
             index = configured
@@ -239,8 +240,6 @@ def requested_settings(index_settings: NgramSettings, *, max_n: Optional[int] = 
 
 def relative_path(target: Union[str, Path], folder: Union[str, Path]) -> str:
     """`target` relative to `folder` (POSIX separators), for paths saved inside `folder`."""
-    import os
-
     return Path(os.path.relpath(Path(target).resolve(), Path(folder).resolve())).as_posix()
 
 

@@ -13,6 +13,7 @@ It detects on `doc.text` itself (through its own `Detector`, or the one of a
 together. Registration: `factories.py`.
 """
 import json
+import os
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
 
@@ -177,7 +178,7 @@ class LinkguardRewrite:
         if CFG_FILE not in exclude and cfg_path.is_file():
             cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
             if cfg.get("index") and not Path(cfg["index"]).is_absolute():
-                cfg["index"] = str(Path(path) / cfg["index"])
+                cfg["index"] = os.path.normpath(os.path.join(os.path.abspath(path), cfg["index"]))
             self._load_cfg(cfg)
         return self
 
