@@ -86,9 +86,18 @@ def test_verify_on_detect_show_rewrite_and_the_component(hostile_index, damaged,
                                    "--verify", "--no-progress"])
     assert_coded_exit(res, "E064")
     assert not (tmp_path / "p.html").exists()
-    # rewrite checks the index before it loads any model
+    # rewrite checks the index before it rewrites anything (here with the canned test model)
+    import re
+    from pathlib import Path
+
+    from tests.rewrite import canned  # noqa: F401  (registers linkguard_test.Canned.v1)
+
+    cfg = (Path(__file__).resolve().parents[2] / "configs" / "rewrite_cpu.cfg").read_text()
+    cfg = re.sub(r"\[components\.linkguard_rewrite\.model\]\n(?:[^\[\n].*\n?)*",
+                 '[components.linkguard_rewrite.model]\n@llm_models = "linkguard_test.Canned.v1"\n\n', cfg)
+    (tmp_path / "canned.cfg").write_text(cfg)
     res = CliRunner().invoke(app, ["rewrite", str(queries), "--index", str(bad), "--verify", "--no-progress",
-                                   "--output", str(tmp_path / "r.jsonl")])
+                                   "--config", str(tmp_path / "canned.cfg"), "--output", str(tmp_path / "r.jsonl")])
     assert_coded_exit(res, "E064")
     nlp = spacy.blank("en")
     nlp.add_pipe("linkguard", config={"index": str(bad), "verify": True})
