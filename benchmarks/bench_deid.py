@@ -16,6 +16,12 @@
 - Baseline: Presidio's own default recognizers and label mapping
   (presidio_analyzer/conf/default_recognizers.yaml + spacy.yaml) on the same
   Docs, through the same component (unless --no-baseline).
+- TAB's own metrics, as the TAB paper and its evaluation.py define them
+  (spacy_linkguard/deid/tab_metrics.py): entity-level recall of direct and
+  quasi identifiers (ER_di, ER_qi; an entity counts only when all its
+  mentions are masked, punctuation and a few function words aside) and
+  uniform token-level precision, under "tab_official" of each split.
+  Our metrics above are stricter (every non-space character of each mention).
 """
 import argparse
 import importlib.metadata
@@ -33,22 +39,27 @@ ROOT = Path(__file__).resolve().parents[1]
 def _evaluate(records, docs, comp):
     from spacy_linkguard.deid.evaluation import DocCounts, count_doc, metrics
     from spacy_linkguard.deid.tab import gold_mentions
+    from spacy_linkguard.deid.tab_metrics import TabCounts, count_tab, tab_metrics
 
     by_split = {"tune (train+dev)": DocCounts(), "test": DocCounts(), "all": DocCounts()}
+    tab_by_split = {k: TabCounts() for k in by_split}
     n_docs = {k: 0 for k in by_split}
     seconds = 0.0
     for rec, doc in zip(records, docs):
         t0 = time.perf_counter()
         spans = comp.detect(doc)
         seconds += time.perf_counter() - t0
-        counts = count_doc(rec["text"], [(s.start, s.end) for s in spans], gold_mentions(rec))
+        masked = [(s.start, s.end) for s in spans]
+        counts = count_doc(rec["text"], masked, gold_mentions(rec))
+        tab = count_tab(rec["text"], rec.get("annotations") or {}, masked)
         split = "test" if rec["dataset_type"] == "test" else "tune (train+dev)"
         for key in (split, "all"):
             by_split[key].add(counts)
+            tab_by_split[key].add(tab)
             n_docs[key] += 1
     out = {}
     for key, counts in by_split.items():
-        out[key] = {"docs": n_docs[key], **metrics(counts)}
+        out[key] = {"docs": n_docs[key], **metrics(counts), "tab_official": tab_metrics(tab_by_split[key])}
     return out, seconds
 
 

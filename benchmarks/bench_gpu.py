@@ -247,7 +247,7 @@ def measure_json_stop(queries: Path, detections: Path, model_dir: Path, sample: 
     ordered = sorted(rows, key=lambda r: -r[0])
     batches = [ordered[b : b + batch_size] for b in range(0, len(ordered), batch_size)]
     return {
-        "model": str(model_dir), "replies": len(rows), "max_new_tokens": max_new_tokens,
+        "model": _portable(model_dir), "replies": len(rows), "max_new_tokens": max_new_tokens,
         "answered_with_json": sum(r[2] < r[1] or parse_ok(g.text) for r, g in zip(rows, gens)),
         "completion_tokens_without_stop": sum(r[1] for r in rows),
         "completion_tokens_with_stop": sum(r[2] for r in rows),
@@ -641,6 +641,13 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     if args.out:
         write_json(args.out, result)
     print(json.dumps(result, indent=1))
+
+
+def _portable(path) -> str:
+    """No machine's absolute path in a committed result (spacy_linkguard/paths.py)."""
+    from spacy_linkguard.paths import portable_path
+
+    return portable_path(path)
 
 
 if __name__ == "__main__":

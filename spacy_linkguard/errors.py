@@ -56,7 +56,7 @@ class Warnings(metaclass=ErrorsWithCodes):
 
     # --- W200-W249: LLM rewriting -------------------------------------------
     W200 = ("{n} document(s) are not safe after {passes} rewriting pass(es) and "
-            "guarantee = false, so they are returned as they are (first: {doc_id}). "
+            "guarantee = false, so they are returned as they are (first: {doc_id!r}). "
             "Set guarantee = true to redact what is still linkable, or raise max_passes.")
     W201 = ("The model returned {got} replies for {expected} prompts; the missing "
             "ones count as rejected (no_json). Check the model's batching.")
@@ -100,6 +100,11 @@ class Errors(metaclass=ErrorsWithCodes):
     E010 = ("File not found: {path}. Check the path{hint}.")
     E011 = ("{path} holds no documents. Give a JSONL file with at least one "
             "{{\"id\", \"text\"}} line.")
+    E012 = ("The output {path} is the input {input}: writing it would destroy the "
+            "input before it is read. Give another output path.")
+    E013 = ("Cannot write the output {path}: {detail}. Check that its folder exists "
+            "and is writable, or give another path.")
+    E014 = ("{name} must be {expected}, got {value!r}.")
 
     # --- E050-E099: the N-gram index ----------------------------------------
     E050 = ("No documents to index: the corpus is empty ({skipped} whitespace-only "
@@ -122,8 +127,9 @@ class Errors(metaclass=ErrorsWithCodes):
             "'512MB', '2GiB' or a number of bytes.")
     E056 = ("The memory budget {value} ({n} bytes) is too small: give at least 32MiB "
             "(the default, 4GB, suits a 13,759-document collection).")
-    E057 = ("{path} exists and is not an N-gram index (no meta.json) nor an empty "
-            "directory; refusing to replace it. Choose another output path or remove it.")
+    E057 = ("{path} exists and is not an N-gram index of spacy-linkguard ({why}) nor "
+            "an empty directory; refusing to replace it. Choose another output path or "
+            "remove it yourself.")
     E058 = ("Writing the index at {path} failed ({detail}); nothing was left under "
             "that name (an index already there is unchanged). Free disk space "
             "(an index needs about 20 bytes per distinct N-gram, building needs about "
@@ -148,6 +154,18 @@ class Errors(metaclass=ErrorsWithCodes):
             "the corpus size; no index was written.")
     E067 = ("Drawing the figure needs matplotlib, which is not installed. Install it "
             "with `pip install spacy-linkguard[eval]` (or `pip install matplotlib`).")
+    E068 = ("The index at {path} is being written by another process (lock {lock} "
+            "held{holder}). Two writers at once would lose documents: wait for the "
+            "other build-index/add-docs to finish, then run this one again.")
+    E069 = ("The index metadata {path} does not match its own {which}: it was edited "
+            "or damaged, so its settings, counts and file sums cannot be trusted. "
+            "Rebuild the index (or copy the original meta.json back).")
+    E070 = ("The index file {path} does not match the CRC-32 recorded in meta.json: "
+            "it was modified or damaged (checked on every load). Copy the index again "
+            "or rebuild it.")
+    E071 = ("The index at {path} changed since it was loaded (checksum {found} on disk, "
+            "{expected} loaded): another process wrote it. Load it again and repeat "
+            "add_documents, so that no document is lost.")
     E072 = ("The index at {path} has format version {version}, older than this "
             "spacy-linkguard reads (version {supported}): its keys were made with "
             "another text normalization ({normalization}), so its answers would be "

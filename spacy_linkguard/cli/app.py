@@ -5,8 +5,25 @@ Each command lives in its own module in this folder and registers itself on
 import heavy libraries inside the function, so `--help` starts fast.
 """
 import typer
+from typer.core import TyperGroup
+
+from ..errors import LinkguardError
+
+
+class LinkguardGroup(TyperGroup):
+    """Every coded error of a command ends it with its message and exit code 1,
+    never with a traceback (whether or not the command catches it itself)."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except LinkguardError as e:
+            typer.echo(str(e), err=True)
+            raise typer.Exit(code=1) from None
+
 
 app = typer.Typer(
+    cls=LinkguardGroup,
     name="linkguard",
     help="spacy-linkguard: find and remove phrases that link a released document to its original.",
     no_args_is_help=True,

@@ -59,8 +59,10 @@ def paraphrase_cmd(
     from ..baselines.registry import make_lexical
     from ..corpus import iter_records, write_records
     from ..errors import Errors, LinkguardError
+    from .output import refuse_same_file
 
     try:
+        refuse_same_file(out, queries, spans_file)  # E012: never overwrite an input
         for name, value, ok, expected in (
             ("--rate", rate, 0.0 <= rate <= 1.0, "a number from 0 to 1"),
             ("--passes", passes, passes >= 1, "an integer >= 1"),

@@ -25,6 +25,9 @@ def deidentify_cmd(
     `meta.deid` holds the spans ([start, end, label, score] in the original
     text), the offset map and the report (language guess, counts).
     """
+    from .output import refuse_same_file
+
+    refuse_same_file(out_path, in_path)  # E012: never overwrite the input
     import json
     import sys
 

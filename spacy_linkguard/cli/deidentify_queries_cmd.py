@@ -28,6 +28,9 @@ def deidentify_queries_cmd(
     placeholder: str = typer.Option("[REDACTED]", "--placeholder", help="Replacement of every detected span."),
 ) -> None:
     """Copy already de-identified documents; run `deidentify` on the others; keep the order."""
+    from .output import refuse_same_file
+
+    refuse_same_file(out_path, in_path)  # E012: never overwrite the input
     import subprocess
     import sys
     import tempfile

@@ -8,10 +8,22 @@ import typer
 
 from .app import app
 
+VERIFY_HELP = "Check every byte of the index (SHA-256) before using it; cheap checks run anyway."
+MAX_N_HELP = "Expected max_n of the index (E003 if it differs); default: the index's."
+PLACEHOLDER_HELP = "Expected placeholder of the index (E003 if it differs); default: the index's."
+
 
 def _fail(e: Exception) -> None:
     typer.echo(str(e), err=True)
     raise typer.Exit(code=1)
+
+
+def check_limit(limit: Optional[int]) -> None:
+    """RAISES: E014 unless `limit` is None or an integer >= 0."""
+    from ..errors import Errors, LinkguardError
+
+    if limit is not None and limit < 0:
+        raise LinkguardError(Errors.E014.format(name="--limit", expected="a number of documents >= 0", value=limit))
 
 
 @app.command("detect")
@@ -20,7 +32,10 @@ def detect_cmd(
     index: Path = typer.Option(..., "--index", help="N-gram index folder of the original collection."),
     k: int = typer.Option(2, "--k", help="A phrase set singles out when it matches 1..k-1 documents."),
     max_arity: int = typer.Option(3, "--max-arity", help="1: single N-grams; 2-3: combinations too."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write JSONL here instead of stdout."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write JSONL here instead of stdout (never the input)."),
+    verify: bool = typer.Option(False, "--verify", help=VERIFY_HELP),
+    max_n: Optional[int] = typer.Option(None, "--max-n", help=MAX_N_HELP),
+    placeholder: Optional[str] = typer.Option(None, "--placeholder", help=PLACEHOLDER_HELP),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
 ) -> None:
     """Flag linkable spans: one JSON line per document (id, safe, spans, report)."""
@@ -30,13 +45,16 @@ def detect_cmd(
     from ..detect import Detector
     from ..errors import LinkguardError
     from ..index import NgramIndex
+    from ..pipeline.linkguard import requested_settings
+    from .output import atomic_output
 
     try:
-        detector = Detector(NgramIndex.load(index), k=k, max_arity=max_arity)
+        idx = NgramIndex.load(index, verify=verify)
+        settings = requested_settings(idx.settings, max_n=max_n, placeholder=placeholder)
+        detector = Detector(idx, k=k, max_arity=max_arity, settings=settings)
         records = iter_records(queries)
-        sink = out.open("w", encoding="utf-8") if out else sys.stdout
         n_safe = n = 0
-        try:
+        with atomic_output(out, queries) as sink:
             bar = tqdm(records, total=count_lines(queries), file=sys.stderr, disable=not progress,
                        desc="detect", unit="doc")
             for rec in bar:
@@ -45,12 +63,11 @@ def detect_cmd(
                 sink.write(json.dumps(line, ensure_ascii=False) + "\n")
                 n += 1
                 n_safe += res.safe
-        finally:
-            if out:
-                sink.close()
     except LinkguardError as e:
         _fail(e)
-    typer.echo(f"{n} document(s), {n_safe} safe at k={k}, max_arity={max_arity}", err=True)
+    s = detector.settings
+    typer.echo(f"{n} document(s), {n_safe} safe at k={k}, max_arity={max_arity} "
+               f"(index settings: max_n={s.max_n}, placeholder={s.placeholder})", err=True)
 
 
 @app.command("show")
@@ -61,6 +78,9 @@ def show_cmd(
     k: int = typer.Option(2, "--k", help="A phrase set singles out when it matches 1..k-1 documents."),
     max_arity: int = typer.Option(3, "--max-arity", help="1: single N-grams; 2-3: combinations too."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N documents."),
+    verify: bool = typer.Option(False, "--verify", help=VERIFY_HELP),
+    max_n: Optional[int] = typer.Option(None, "--max-n", help=MAX_N_HELP),
+    placeholder: Optional[str] = typer.Option(None, "--placeholder", help=PLACEHOLDER_HELP),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
 ) -> None:
     """Write a static HTML page with every document's flagged spans and their evidence."""
@@ -75,16 +95,22 @@ def show_cmd(
     from ..errors import LinkguardError
     from ..pipeline import factories  # noqa: F401 -- registers "linkguard" even without entry points
     from ..pipeline.linkguard import open_index
+    from .output import refuse_same_file, write_text_atomic
 
     try:
-        settings = open_index(index).settings
+        check_limit(limit)
+        refuse_same_file(out, queries)
+        settings = open_index(index, verify=verify).settings
         nlp = spacy.blank("en")
         # Keep the placeholder one token on the page, as the detector does.
         nlp.tokenizer.add_special_case(settings.placeholder, [{ORTH: settings.placeholder}])
         nlp.add_pipe("linkguard", config={"index": str(index), "k": k, "max_arity": max_arity,
-                                          "max_n": settings.max_n, "placeholder": settings.placeholder})
+                                          "max_n": max_n, "placeholder": placeholder, "verify": verify})
         records = list(islice(iter_records(queries), limit))
-        total = len(records) if limit else count_lines(queries)
+        total = len(records) if limit is not None else count_lines(queries)
+        # The page only tokenizes: spaCy's max_length (a memory guard for
+        # parsers) need not refuse a long document here.
+        nlp.max_length = max([nlp.max_length] + [len(r.text) + 1 for r in records])
         docs = []
         pairs = ((r.text, {"id": r.id}) for r in records)
         bar = tqdm(nlp.pipe(pairs, as_tuples=True), total=total, file=sys.stderr, disable=not progress,
@@ -92,8 +118,12 @@ def show_cmd(
         for doc, ctx in bar:
             doc.user_data["id"] = ctx["id"]
             docs.append(doc)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(render_report(docs), encoding="utf-8")
+        if out.parent != Path("") and not out.parent.exists():
+            try:
+                out.parent.mkdir(parents=True, exist_ok=True)
+            except OSError:
+                pass  # reported by write_text_atomic as E013
+        write_text_atomic(out, render_report(docs), queries)
     except LinkguardError as e:
         _fail(e)
     typer.echo(f"{len(docs)} document(s) -> {out}", err=True)

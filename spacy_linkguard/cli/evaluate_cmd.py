@@ -47,6 +47,8 @@ def evaluate_cmd(
     from ..eval.evaluate import evaluate_systems
     from ..eval.similarity import Embedder, locate_model
     from ..index import NgramIndex
+    from ..paths import portable_path
+    from .output import write_text_atomic
 
     try:
         systems = _pairs(system, "--system")
@@ -62,7 +64,7 @@ def evaluate_cmd(
             avail = locate_model(name)
             if avail.available:
                 embedders.append(Embedder(name))
-                model_info.append({"name": name, "available": True, "path": str(avail.path)})
+                model_info.append({"name": name, "available": True, "path": portable_path(avail.path)})
             else:
                 warnings.warn(Warnings.W250.format(name=name, reason=avail.reason), LinkguardWarning)
                 unavailable[name] = avail.reason
@@ -88,12 +90,12 @@ def evaluate_cmd(
         n_docs=len(queries_list),
         similarity_models=model_info,
         perplexity_model=({"name": ppl_model, "file": scorer.file} if scorer else None),
-        index={"path": str(index), "n_docs": stats.get("n_docs"), "checksum": stats.get("checksum"),
+        index={"path": portable_path(index), "n_docs": stats.get("n_docs"), "checksum": stats.get("checksum"),
                "n_ngrams": stats.get("n_ngrams"), "mean_postings": stats.get("mean_postings")},
-        settings={"dataset": dataset, "queries": str(queries), "k": k, "max_arity": max_arity, **settings},
+        settings={"dataset": dataset, "queries": portable_path(queries), "k": k, "max_arity": max_arity, **settings},
     )
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=1, ensure_ascii=False), encoding="utf-8")
+    write_text_atomic(out, json.dumps(results, indent=1, ensure_ascii=False), queries)
     for row in results["systems"]:
         typer.echo(f"{row['label']:<40} a1 {_f(row.get('linkable_prop_a1'))}  a{max_arity} "
                    f"{_f(row.get('linkable_prop_a' + str(max_arity)))}  linkage rate "

@@ -14,6 +14,9 @@ def prepare_cmd(
     seed: int = typer.Option(0, "--seed", help="Seed of the random choice."),
 ) -> None:
     """Choose N documents at random (seeded), keep their file order, write them to OUT."""
+    from .output import refuse_same_file
+
+    refuse_same_file(out, queries)  # E012: never overwrite the input
     from ..corpus import iter_records, write_records
     from ..errors import Errors, LinkguardError
 

@@ -26,9 +26,10 @@ def rewrite_cmd(
     queries: Path = typer.Argument(..., help="JSONL of de-identified documents {\"id\", \"text\"}."),
     index: Path = typer.Option(..., "--index", help="Folder of the N-gram index over the original collection."),
     config: Path = typer.Option(DEFAULT_CONFIG, "--config", "-c", help="Rewrite config (.cfg)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout (never the input)."),
     component: str = typer.Option("linkguard_rewrite", "--component", help="Name of the rewrite component in the config."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N documents."),
+    verify: bool = typer.Option(False, "--verify", help="Check every byte of the index (SHA-256) first."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr."),
 ) -> None:
     """Rewrite every document until it is safe (guarantee mode redacts the rest)."""
@@ -44,24 +45,28 @@ def rewrite_cmd(
     from ..llm.local_models import offline_env
     from ..pipeline.rewrite import result_record
 
+    from ..pipeline.linkguard import open_index
+    from .detect_cmds import check_limit
+    from .output import atomic_output, refuse_same_file
+
+    check_limit(limit)
+    refuse_same_file(output, queries)
+    refuse_same_file(output, config)
     offline_env()
     nlp = load_rewrite_pipeline(config, parse_config_overrides(ctx.args))
     if component not in nlp.pipe_names:
         raise LinkguardError(Errors.E215.format(path=config, name=component, pipes=nlp.pipe_names))
+    open_index(index, verify=verify)  # a damaged index fails now, before the model loads (on first use)
     nlp.get_pipe(component).initialize(index=str(index))
     total = count_lines(queries)
     if limit is not None:
         total = min(total or limit, limit)
     records = islice(iter_records(queries), limit)
-    out = output.open("w", encoding="utf-8") if output else sys.stdout
-    try:
+    with atomic_output(output, queries, config) as out:
         docs = nlp.pipe(((r.text, r.id) for r in records), as_tuples=True)
         for doc, doc_id in tqdm(docs, total=total, desc="rewrite", unit="doc", disable=not progress, file=sys.stderr):
             out.write(json.dumps(result_record(doc_id, doc), ensure_ascii=False) + "\n")
             out.flush()
-    finally:
-        if output:
-            out.close()
 
 
 def load_rewrite_pipeline(config: Path, overrides: Optional[dict] = None):

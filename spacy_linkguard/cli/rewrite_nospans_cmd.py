@@ -18,6 +18,9 @@ def rewrite_nospans_cmd(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
 ) -> None:
     """Rewrite every chunk of every document, without telling the model which phrases link."""
+    from .output import refuse_same_file
+
+    refuse_same_file(out, queries)  # E012: never overwrite the input
     import json
     import sys
     import time

@@ -120,3 +120,39 @@ def _close_brackets(text: str, span: PiiSpan) -> PiiSpan:
         if inner.count(opener) > inner.count(closer) and end < len(text) and text[end] == closer:
             end += 1
     return span if end == span.end else PiiSpan(span.start, end, span.label, span.score, span.recognizer)
+
+
+def glued_to_placeholder(text: str, spans: Sequence[PiiSpan], placeholder: str, *,
+                         label: str = "MISC") -> List[PiiSpan]:
+    """Mask words glued to a placeholder, with the placeholder and their entity.
+
+    "[REDACTED]John Smith" is what an earlier masking leaves when it cut a
+    token: the tokenizer sees "REDACTED]John", NER finds only "Smith", and
+    "John" would leak. A word written against a placeholder (no space
+    between) is masked together with the placeholder, and joined with a
+    detection that follows or precedes it across whitespace only (taking
+    that detection's label; else `label`).
+
+    text (str): The analyzed text.
+    spans (Sequence[PiiSpan]): Non-overlapping detections sorted by start.
+    placeholder (str): The masking placeholder, e.g. "[REDACTED]".
+    RETURNS (List[PiiSpan]): Non-overlapping spans sorted by start.
+    """
+    if not placeholder:
+        return list(spans)
+    p = re.escape(placeholder)
+    glued = re.compile(rf"{p}(?:{p})*[^\W_][\w'’-]*|[\w'’-]*[^\W_](?:{p})+")
+    extra = [PiiSpan(m.start(), m.end(), label, 1.0, "glued_to_placeholder") for m in glued.finditer(text)]
+    if not extra:
+        return list(spans)
+    merged = merge_overlaps(list(spans) + extra)
+    out: List[PiiSpan] = []
+    for span in merged:
+        if out and not text[out[-1].end : span.start].strip():
+            prev = out[-1]
+            if "glued_to_placeholder" in (prev.recognizer, span.recognizer):
+                keep = span if prev.recognizer == "glued_to_placeholder" else prev
+                out[-1] = PiiSpan(prev.start, span.end, keep.label, keep.score, keep.recognizer)
+                continue
+        out.append(span)
+    return out

@@ -4,13 +4,17 @@
 formatted cells (pure, tested); the Jinja templates in `templates/` lay
 them out as Markdown and HTML.
 """
+import hashlib
 import html
 import json
+import re
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..errors import Errors, LinkguardError
 from .systems import SYSTEMS
+
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 
 REFERENCE_PATH = Path(__file__).parent / "data" / "paper_reference.json"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -115,13 +119,22 @@ def _cell(ours: Optional[float], paper: Optional[float], digits: int = 3) -> Dic
     return {"ours": fmt(ours, digits), "paper": fmt(paper, digits) if paper is not None else None}
 
 
-def _env():
+def md_safe(value: Any) -> Any:
+    """A value for Markdown: every '<' that could open an HTML tag or comment becomes '&lt;'."""
+    if isinstance(value, str):
+        return _TAG_START.sub("&lt;", value)
+    return value
+
+
+def _env(html_page: bool = True):
     from jinja2 import FileSystemLoader, select_autoescape
     from jinja2.sandbox import SandboxedEnvironment
 
     return SandboxedEnvironment(
         loader=FileSystemLoader(str(TEMPLATES)),
         autoescape=select_autoescape(enabled_extensions=("html.jinja",), default_for_string=False),
+        # Markdown viewers render raw HTML: no value may open a tag there.
+        finalize=None if html_page else md_safe,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
@@ -134,6 +147,11 @@ def md_cell(cell: Dict[str, Any]) -> str:
     if cell.get("paper") is not None:
         text += f" (paper {cell['paper']})"
     return text
+
+
+def md_text(text: str) -> str:
+    """Text for Markdown: HTML-escaped (Markdown viewers render raw HTML) and link brackets escaped."""
+    return md_safe(str(text)).replace("[", "\\[").replace("]", "\\]")
 
 
 def render_report(results: Dict[str, Any], reference: Dict[str, Any], *, figures: Dict[str, Optional[str]],
@@ -154,14 +172,14 @@ def render_report(results: Dict[str, Any], reference: Dict[str, Any], *, figures
         "semantic": semantic,
         "dpmlm_note": DPMLM_NOTE,
         "md_cell": md_cell,
+        "md_text": md_text,
         "fmt": fmt,
         "settings": results.get("settings", {}),
         "input_ppl": next((r.get("perplexity") for r in results.get("systems", []) if r.get("key") == "input"), None),
     }
-    env = _env()
     return {
-        "md": env.get_template("report.md.jinja").render(**ctx),
-        "html": env.get_template("report.html.jinja").render(**ctx),
+        "md": _env(html_page=False).get_template("report.md.jinja").render(**ctx),
+        "html": _env().get_template("report.html.jinja").render(**ctx),
     }
 
 
@@ -191,14 +209,14 @@ def write_displacy_pages(results: Dict[str, Any], out_dir: Path, *, max_docs: in
             if obj is None:
                 continue
             text = obj["text"]
-            spans = [{"start": s, "end": e, "label": lab} for s, e, lab in spans_by_doc[i]]
+            # displaCy escapes the text but not the title or labels: we do.
+            spans = [{"start": s, "end": e, "label": escape(str(lab))} for s, e, lab in spans_by_doc[i]]
             page = displacy.render(
-                {"text": text, "ents": spans, "title": f"{row['label']} \u2013 {doc_id}"},
+                {"text": text, "ents": spans, "title": escape(f"{row['label']} \u2013 {doc_id}")},
                 style="ent", manual=True, page=True, minify=True,
                 options={"colors": {"NGRAM": "#f4a582", "COMBO": "#92c5de"}},
             )
-            safe_name = "".join(c if c.isalnum() or c in "-_" else "_" for c in doc_id)
-            rel = Path("docs") / key / f"{safe_name}.html"
+            rel = Path("docs") / page_name(str(key)) / f"{page_name(doc_id)}.html"
             (out_dir / rel).parent.mkdir(parents=True, exist_ok=True)
             (out_dir / rel).write_text(page, encoding="utf-8")
             entries.append({"id": doc_id, "href": rel.as_posix(), "n_spans": str(len(spans))})
@@ -207,7 +225,16 @@ def write_displacy_pages(results: Dict[str, Any], out_dir: Path, *, max_docs: in
 
 
 def escape(text: str) -> str:
-    return html.escape(text)
+    """HTML-escape text for element content and quoted attributes (quotes included)."""
+    return html.escape(text, quote=True)
+
+
+def page_name(name: str) -> str:
+    """A file name for `name`: its safe characters (at most 60) and a hash of the
+    whole name, so different names never share a file ('a/b' vs 'a.b')."""
+    slug = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_" for c in name)[:60]
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{slug}-{digest}"
 
 
 def table_labels(markdown: str) -> List[str]:

@@ -6,6 +6,7 @@ complete index. Any failure, a full disk included, removes the temporary
 directory and leaves the target as it was.
 """
 import errno
+import json
 import os
 import shutil
 import tempfile
@@ -17,6 +18,7 @@ from ..errors import Errors, LinkguardError
 from ..ngrams import NgramSettings
 from . import format as fmt
 from .budget import parse_memory_budget
+from .lock import IndexLock
 from .runs import build_rows
 from .tokens import tokenize_records
 from .writer import Source, write_rows
@@ -36,7 +38,8 @@ def build_index(records: Records, path: Union[str, Path], settings: NgramSetting
     path = Path(path)
     _check_target(path)
     total = (len(records) or None) if hasattr(records, "__len__") else None  # type: ignore[arg-type]
-    with _staging(path) as tmp:
+    with _locked(path), _staging(path) as tmp:
+        _check_target(path)  # again under the lock
         work = tmp / "_work"
         work.mkdir()
         stream = tokenize_records(records, work / "tokens.u32", settings, progress=progress, total=total,
@@ -57,14 +60,21 @@ def add_to_index(index, records: Records, *, memory_budget: Union[str, int] = "4
     """Add `records` to the index loaded as `index`; the result equals a full rebuild.
 
     New documents get the numbers n_docs, n_docs + 1, ... in record order.
-    RAISES: E052 (an id already in the index), and as `build_index`.
+    RAISES: E052 (an id already in the index), E068 (another writer holds the
+        index), E071 (the index changed on disk since `index` was loaded), and
+        as `build_index`.
     """
+    from .integrity import read_meta
+
     budget = parse_memory_budget(memory_budget)
     path = Path(index.path)
     settings = index.settings
     known = {doc_id: i for i, doc_id in enumerate(index.doc_ids)}
     total = (len(records) or None) if hasattr(records, "__len__") else None  # type: ignore[arg-type]
-    with _staging(path) as tmp:
+    with _locked(path), _staging(path) as tmp:
+        on_disk = read_meta(path)["checksum"]
+        if on_disk != index.checksum:
+            raise LinkguardError(Errors.E071.format(path=path, found=on_disk, expected=index.checksum))
         work = tmp / "_work"
         work.mkdir()
         stream = tokenize_records(records, work / "tokens.u32", settings, known_ids=known,
@@ -99,15 +109,48 @@ def _finish(tmp: Path, settings: NgramSettings, doc_ids: List[str], counts: Dict
         "files": files,
         "checksum": fmt.content_checksum(settings_d, files),
     }
+    meta["meta_sha256"] = fmt.meta_checksum(meta)
     fmt.dump_json(meta, tmp / fmt.META)
 
 
 def _check_target(path: Path) -> None:
-    if path.exists():
-        is_index = path.is_dir() and (path / fmt.META).is_file()
-        is_empty_dir = path.is_dir() and not any(path.iterdir())
-        if not (is_index or is_empty_dir):
-            raise LinkguardError(Errors.E057.format(path=path))
+    """Refuse (E057) to replace anything but an empty folder or an index of ours.
+
+    An index of ours has a meta.json naming our format and no file besides the
+    index files: a spaCy model folder also has a meta.json, and must survive.
+    """
+    if not (path.exists() or path.is_symlink()):
+        return
+    why = None
+    if path.is_symlink() or not path.is_dir():
+        why = "not a directory"
+    elif any(path.iterdir()):
+        from .integrity import FORMAT_NAME
+
+        meta = None
+        try:
+            meta = json.loads((path / fmt.META).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            pass
+        others = sorted(p.name for p in path.iterdir() if p.name not in (fmt.META, *fmt.DATA_FILES) or not p.is_file())
+        if not (path / fmt.META).is_file():
+            why = "no meta.json"
+        elif not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
+            why = "its meta.json is not one of an index"
+        elif others:
+            why = "it holds other files: " + ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+    if why:
+        raise LinkguardError(Errors.E057.format(path=path, why=why))
+
+
+class _locked(IndexLock):
+    """The index write lock; a failure to create it (e.g. no such parent) is E058."""
+
+    def __enter__(self):
+        try:
+            return super().__enter__()
+        except OSError as e:
+            raise _os_error(e, self.path) from None
 
 
 class _staging:

@@ -75,50 +75,25 @@ class NgramIndex:
 
     @classmethod
     def load(cls, path: Union[str, Path], *, verify: bool = False) -> "NgramIndex":
-        """Open an index directory, memory-mapped (fast: nothing is read in full).
+        """Open an index directory, memory-mapped (fast: only cheap checks read data).
 
-        verify: also compare every file's SHA-256 with meta.json (reads everything).
+        Every load checks meta.json (schema, checksums of its settings and
+        counts), the files' sizes, the CRC-32 of the trie and of up to 64 MiB
+        of arrays, and sampled values (spacy_linkguard/index/integrity.py;
+        ~11 ms on the ECHR index).
+        verify: also compare every file's SHA-256 with meta.json and check
+            every row (reads everything).
         RAISES: E059 (no index there), E060 (meta.json unreadable), E061 (newer
             format), E072 (older format: rebuild it), E062 (missing file), E063
-            (file of the wrong size/shape),
-            E064 (checksum mismatch, with verify=True).
+            (file of the wrong size, shape or values), E064 (SHA-256 mismatch,
+            with verify=True), E069 (meta.json edited), E070 (CRC-32 mismatch).
         """
+        from .integrity import check_arrays, check_files, read_meta
+
         path = Path(path)
-        meta_path = path / fmt.META
-        if not meta_path.is_file():
-            raise LinkguardError(Errors.E059.format(path=path))
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            version = int(meta["format_version"])
-            if version < fmt.FORMAT_VERSION:
-                settings = meta.get("settings")
-                normalization = settings.get("normalization") if isinstance(settings, dict) else None
-                raise LinkguardError(Errors.E072.format(
-                    path=path, version=version, supported=fmt.FORMAT_VERSION, normalization=normalization))
-            NgramSettings.from_dict(meta["settings"])
-            files = meta["files"]
-            counts = meta["counts"]
-        except LinkguardError:
-            raise
-        except (ValueError, KeyError, TypeError) as e:
-            raise LinkguardError(Errors.E060.format(path=meta_path, detail=f"{type(e).__name__}: {e}")) from None
-        if version > fmt.FORMAT_VERSION:
-            raise LinkguardError(Errors.E061.format(path=path, version=version, supported=fmt.FORMAT_VERSION))
-        for name in fmt.DATA_FILES:
-            fp = path / name
-            if not fp.is_file():
-                raise LinkguardError(Errors.E062.format(path=path, name=name))
-            expected = files.get(name, {}).get("bytes")
-            if expected is not None and fp.stat().st_size != expected:
-                raise LinkguardError(Errors.E063.format(
-                    path=fp, detail=f"{fp.stat().st_size} bytes, meta.json says {expected}"))
-        if verify:
-            for name in fmt.DATA_FILES:
-                actual = fmt.sha256_file(path / name)
-                if actual != files[name]["sha256"]:
-                    raise LinkguardError(Errors.E064.format(path=path / name))
+        meta = read_meta(path)
+        check_files(path, meta, verify=verify)
         arrays = {}
-        n_keys = counts.get("n_ngrams")
         for attr, name in (("df", fmt.DF), ("ref", fmt.REF), ("ngram_n", fmt.NGRAM_N),
                            ("offsets", fmt.OFFSETS), ("postings", fmt.POSTINGS)):
             try:
@@ -131,15 +106,7 @@ class NgramIndex:
             doc_ids = json.loads((path / fmt.DOC_IDS).read_text(encoding="utf-8"))
         except Exception as e:  # marisa raises plain RuntimeError/ValueError on bad bytes
             raise LinkguardError(Errors.E063.format(path=path, detail=f"{type(e).__name__}: {e}")) from None
-        shapes_ok = (
-            len(trie) == n_keys == len(arrays["df"]) == len(arrays["ref"]) == len(arrays["ngram_n"])
-            and len(arrays["offsets"]) == counts.get("n_multi", -1) + 1
-            and int(arrays["offsets"][-1]) == len(arrays["postings"])
-            and isinstance(doc_ids, list) and len(doc_ids) == counts.get("n_docs")
-        )
-        if not shapes_ok:
-            raise LinkguardError(Errors.E063.format(
-                path=path, detail="the files' lengths disagree with each other or with meta.json"))
+        check_arrays(path, meta, arrays, len(trie), doc_ids, full=verify)
         return cls(path, meta, trie, arrays, doc_ids)
 
     # ---- properties -----------------------------------------------------
@@ -192,9 +159,25 @@ class NgramIndex:
         if row < 0:
             return BitMap()
         if self._df[row] == 1:
-            return BitMap([int(self._ref[row])])
+            doc = int(self._ref[row])
+            if doc >= len(self.doc_ids):
+                raise LinkguardError(Errors.E063.format(
+                    path=self.path / fmt.REF, detail=f"row {row} names document {doc} of {len(self.doc_ids)}"))
+            return BitMap([doc])
         j = int(self._ref[row])
-        return BitMap.deserialize(self._blob[int(self._offsets[j]) : int(self._offsets[j + 1])].tobytes())
+        if j + 1 >= len(self._offsets):
+            raise LinkguardError(Errors.E063.format(
+                path=self.path / fmt.REF, detail=f"row {row} names posting list {j} of {len(self._offsets) - 1}"))
+        data = self._blob[int(self._offsets[j]) : int(self._offsets[j + 1])].tobytes()
+        try:
+            bm = BitMap.deserialize(data)
+        except Exception as e:  # pyroaring validates the bytes and raises on damage
+            raise LinkguardError(Errors.E063.format(
+                path=self.path / fmt.POSTINGS, detail=f"the posting list of row {row} is unreadable ({e})")) from None
+        if len(bm) != int(self._df[row]) or bm.max() >= len(self.doc_ids):
+            raise LinkguardError(Errors.E063.format(
+                path=self.path / fmt.POSTINGS, detail=f"the posting list of row {row} disagrees with df.npy or names no document"))
+        return bm
 
     # ---- lookups by text -------------------------------------------------
     def key(self, text: str) -> str:

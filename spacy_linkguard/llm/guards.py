@@ -24,7 +24,11 @@ DUPLICATION = "duplication"
 ADDITION = "addition"
 ECHO = "echo"
 NO_CHANGE = "no_change"
-REASONS = (NO_JSON, EMPTY, LENGTH, DISSIMILAR, DUPLICATION, ADDITION, ECHO, NO_CHANGE)
+INVENTED = "invented"
+REASONS = (NO_JSON, EMPTY, LENGTH, DISSIMILAR, DUPLICATION, ADDITION, ECHO, NO_CHANGE, INVENTED)
+
+_CASED_RE = re.compile(r"\w+|[.!?]", re.UNICODE)
+_TITLES = {"mr", "mrs", "ms", "miss", "dr", "prof", "judge", "sir", "lady", "lord", "mme", "mlle", "herr", "frau"}
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,10 @@ class GuardSettings:
         replaces (a rephrased span may grow a little; a new sentence may not).
     echo_ngram: length of the word N-grams of the instructions that must not
         appear in the edit unless they were in the original chunk.
+    reject_new_details: reject an edit that brings a number (digits: dates,
+        house numbers, ages) or a capitalized word (a name, a street, a town)
+        that the chunk does not have: a model must not add identifying details,
+        whatever the document asks it to do.
     """
 
     min_length_ratio: float = 0.6
@@ -44,6 +52,7 @@ class GuardSettings:
     min_similarity: float = 0.5
     max_added_words: int = 12
     echo_ngram: int = 6
+    reject_new_details: bool = True
 
     def __post_init__(self) -> None:
         checks = [
@@ -53,6 +62,7 @@ class GuardSettings:
             ("max_added_words", isinstance(self.max_added_words, int) and self.max_added_words >= 1,
              "an integer >= 1"),
             ("echo_ngram", isinstance(self.echo_ngram, int) and self.echo_ngram >= 3, "an integer >= 3"),
+            ("reject_new_details", isinstance(self.reject_new_details, bool), "true or false"),
         ]
         for name, ok, expected in checks:
             if not ok:
@@ -81,6 +91,7 @@ def check_edit(
     settings: GuardSettings = GuardSettings(),
     *,
     forbidden: Iterable[Tuple[str, ...]] = (),
+    placeholder: str = "",
 ) -> Optional[str]:
     """Decide whether `edited` is an acceptable edit of `original`.
 
@@ -89,6 +100,7 @@ def check_edit(
     spans (Sequence[str]): The spans the model was asked to replace.
     settings (GuardSettings): The bounds.
     forbidden (Iterable[Tuple[str, ...]]): Instruction N-grams (`instruction_ngrams`).
+    placeholder (str): The redaction placeholder (its words are never a new detail).
     RETURNS (Optional[str]): None when accepted, else the reason (one of REASONS).
     """
     if edited is None:
@@ -113,7 +125,49 @@ def check_edit(
             return ADDITION
     if spans and all(_contains(new, words(s)) for s in spans):
         return NO_CHANGE
+    if settings.reject_new_details and new_details(original, edited, placeholder=placeholder):
+        return INVENTED
     return None
+
+
+def new_details(original: str, edited: str, *, placeholder: str = "") -> List[str]:
+    """Numbers and names in `edited` that `original` does not have.
+
+    A number: a new word with a digit sequence the chunk lacks (a date, a
+    house number, an age).
+    A name: a new capitalized word next to another new capitalized word
+    ("Mary Smith", "Baker Street"), after a title ("Mr", "Dr", ...) or next
+    to a number ("12 Baker"). A lone new capitalized word ("a French town")
+    is a generalization, not a detail. Words are compared case-folded, so
+    re-casing a word of the chunk adds nothing.
+    RETURNS (List[str]): The new details, in order (empty: none).
+    """
+    if placeholder:
+        original, edited = original.replace(placeholder, " "), edited.replace(placeholder, " ")
+    known = {w.casefold() for w in _CASED_RE.findall(original)}
+    numbers = set(re.findall(r"\d+", original))
+    tokens = _CASED_RE.findall(edited)
+    fresh = [t.casefold() not in known for t in tokens]
+    digit = [any(c.isdigit() for c in t) for t in tokens]
+    capital = [t[:1].isupper() for t in tokens]
+
+    # "1961" -> "1961s" keeps the number; "12" where the chunk has none is new
+    new_number = [fresh[i] and digit[i] and not set(re.findall(r"\d+", t)) <= numbers for i, t in enumerate(tokens)]
+
+    def new_name(i: int) -> bool:
+        return 0 <= i < len(tokens) and fresh[i] and capital[i] and not digit[i]
+
+    def near_number(i: int) -> bool:
+        return (i > 0 and new_number[i - 1]) or (i + 1 < len(tokens) and new_number[i + 1])
+
+    out = []
+    for i, tok in enumerate(tokens):
+        if new_number[i]:
+            out.append(tok)
+        elif new_name(i) and (new_name(i - 1) or new_name(i + 1) or near_number(i)
+                              or (i > 0 and tokens[i - 1].casefold() in _TITLES)):
+            out.append(tok)
+    return out
 
 
 def _ngrams(seq: Sequence[str], n: int) -> Set[Tuple[str, ...]]:

@@ -158,7 +158,7 @@ class DeidComponent:
         raw = self.analyzer.analyze(
             doc, text=text, entities=self.cfg["entities"], score_threshold=self.cfg["score_threshold"]
         )
-        spans = resolve_spans(text, raw, self.deny)
+        spans = resolve_spans(text, raw, self.deny, self.cfg["placeholder"])
         aligned = []
         for s in spans:
             span = doc.char_span(s.start, s.end, alignment_mode="expand")

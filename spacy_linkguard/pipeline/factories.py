@@ -68,9 +68,10 @@ def make_linkguard_deid(
         "index": None,
         "k": 2,
         "max_arity": 3,
-        "max_n": 8,
-        "placeholder": "[REDACTED]",
+        "max_n": None,
+        "placeholder": None,
         "spans_key": "linkguard",
+        "verify": False,
     },
     assigns=[
         "doc.spans",
@@ -88,15 +89,17 @@ def make_linkguard(
     index: Optional[str],
     k: int,
     max_arity: int,
-    max_n: int,
-    placeholder: str,
+    max_n: Optional[int],
+    placeholder: Optional[str],
     spans_key: str,
+    verify: bool,
 ):
     """Exact linkage detection against an N-gram index (see pipeline/linkguard.py)."""
     from .linkguard import Linkguard
 
     return Linkguard(
-        nlp, name, index=index, k=k, max_arity=max_arity, max_n=max_n, placeholder=placeholder, spans_key=spans_key
+        nlp, name, index=index, k=k, max_arity=max_arity, max_n=max_n, placeholder=placeholder, spans_key=spans_key,
+        verify=verify,
     )
 
 

@@ -13,6 +13,7 @@ It detects on `doc.text` itself (through its own `Detector`, or the one of a
 together. Registration: `factories.py`.
 """
 import json
+import os
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
 
@@ -144,8 +145,11 @@ class LinkguardRewrite:
         return next(iter(self.pipe([doc], batch_size=1)))
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: Optional[int] = None) -> Iterator[Doc]:
+        seen = 0
         for docs in minibatch(stream, size=batch_size or self.cfg["batch_size"]):
-            results = self.loop.run([d.text for d in docs])
+            ids = [doc_name(d, seen + j) for j, d in enumerate(docs)]
+            seen += len(docs)
+            results = self.loop.run([d.text for d in docs], ids=ids)
             for doc, res in zip(docs, results):
                 set_annotations(doc, res)
                 yield doc
@@ -162,18 +166,40 @@ class LinkguardRewrite:
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         if CFG_FILE not in exclude:
-            (path / CFG_FILE).write_text(json.dumps(self.cfg, indent=2) + "\n", encoding="utf-8")
+            cfg = dict(self.cfg)
+            if cfg["index"]:  # relative to the saved component: no absolute path in a saved pipeline
+                from .linkguard import relative_path
+
+                cfg["index"] = relative_path(cfg["index"], path)
+            (path / CFG_FILE).write_text(json.dumps(cfg, indent=2) + "\n", encoding="utf-8")
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "LinkguardRewrite":
         cfg_path = Path(path) / CFG_FILE
         if CFG_FILE not in exclude and cfg_path.is_file():
-            self._load_cfg(json.loads(cfg_path.read_text(encoding="utf-8")))
+            cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+            if cfg.get("index") and not Path(cfg["index"]).is_absolute():
+                cfg["index"] = os.path.normpath(os.path.join(os.path.abspath(path), cfg["index"]))
+            self._load_cfg(cfg)
         return self
 
     def _load_cfg(self, cfg: Dict[str, Any]) -> None:
         self.cfg.update({k: v for k, v in cfg.items() if k in self.cfg})
         self._detector = None
         self._loop = None
+
+
+def doc_name(doc: Doc, position: int) -> str:
+    """How warnings name a Doc: `doc.user_data["id"]`, else the context given to
+    `nlp.pipe(..., as_tuples=True)` when it is a str or has an "id" (the CLI
+    passes the record id), else "#<position in the stream>"."""
+    if doc.user_data.get("id") is not None:
+        return str(doc.user_data["id"])
+    context = getattr(doc, "_context", None)
+    if isinstance(context, dict) and context.get("id") is not None:
+        return str(context["id"])
+    if isinstance(context, str):
+        return context
+    return f"#{position}"
 
 
 def set_annotations(doc: Doc, result: Any) -> None:

@@ -159,7 +159,8 @@ def test_same_size_corruption_found_by_verify(built, tmp_path):
     data = bytearray((bad / fmt.DF).read_bytes())
     data[-1] ^= 0xFF
     (bad / fmt.DF).write_bytes(bytes(data))
-    NgramIndex.load(bad)  # sizes agree: the cheap checks pass
+    with pytest.raises(LinkguardError, match="E070.*df.npy"):  # sizes agree; the CRC-32 on load does not
+        NgramIndex.load(bad)
     with pytest.raises(LinkguardError, match="E064"):
         NgramIndex.load(bad, verify=True)
 

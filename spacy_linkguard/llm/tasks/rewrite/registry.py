@@ -27,6 +27,7 @@ def make_rewrite_task(
     max_length_ratio: float = 1.6,
     min_similarity: float = 0.5,
     max_added_words: int = 12,
+    reject_new_details: bool = True,
 ) -> RewriteTask:
     """linkguard.Rewrite.v1: rephrase flagged spans, a chunk of sentences at a time.
 
@@ -41,6 +42,8 @@ def make_rewrite_task(
     spans_key (str): `doc.spans` key of the flagged spans (spacy-llm's `llm` component).
     sentences_per_chunk, max_chunk_chars (int): Chunk sizes.
     min_length_ratio, max_length_ratio, min_similarity, max_added_words: Reply guards.
+    reject_new_details (bool): Reject replies that add numbers or names absent
+        from the chunk (see `guards.new_details`).
     RETURNS (RewriteTask).
     RAISES: LinkguardError E204 (invalid example), E206 (missing file), E207 (bad size).
     """
@@ -62,5 +65,6 @@ def make_rewrite_task(
             max_length_ratio=max_length_ratio,
             min_similarity=min_similarity,
             max_added_words=max_added_words,
+            reject_new_details=reject_new_details,
         ),
     )

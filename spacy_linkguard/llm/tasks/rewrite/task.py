@@ -93,7 +93,8 @@ class RewriteTask(BuiltinTask):
         """
         edited = self.parse(reply)
         forbidden = instruction_ngrams(prompt, chunk.text, self._guards.echo_ngram)
-        reason = check_edit(chunk.text, edited, chunk.spans, self._guards, forbidden=forbidden)
+        reason = check_edit(chunk.text, edited, chunk.spans, self._guards, forbidden=forbidden,
+                            placeholder=self._placeholder)
         return (edited, None) if reason is None else (None, reason)
 
     # --- spacy-llm's task API (Docs) ----------------------------------------
