@@ -20,3 +20,15 @@ def small_index(tmp_path_factory):
     queries.append({"id": "clean", "text": "nothing of this occurs anywhere"})
     write_records(queries, root / "queries.jsonl")
     return root / "index", root / "queries.jsonl", records
+
+
+@pytest.fixture(scope="session")
+def full_index(tmp_path_factory):
+    """The index of the whole bundled ECHR collection (built once per session)."""
+    from spacy_linkguard.corpus import iter_records
+    from spacy_linkguard.index import NgramIndex
+
+    from .echr import ASSETS
+
+    return NgramIndex.build(iter_records(ASSETS / "collection.jsonl"), tmp_path_factory.mktemp("full") / "index",
+                            progress=False)

@@ -17,14 +17,6 @@ from .echr import ASSETS
 QUERIES = [("001-84379", 1000), ("001-94000", 1500)]
 
 
-@pytest.fixture(scope="module")
-def full_index(tmp_path_factory):
-    from spacy_linkguard.index import NgramIndex
-
-    return NgramIndex.build(iter_records(ASSETS / "collection.jsonl"), tmp_path_factory.mktemp("full") / "index",
-                            progress=False)
-
-
 def brute_force(index, text, k, max_arity=3):
     """SPEC.md on the full index, as directly as possible: x-maximal N-grams via
     every longer containing occurrence, then every pair and triple of closed
