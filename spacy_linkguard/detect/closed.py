@@ -69,7 +69,7 @@ def closed_candidates(freq: Frequent, postings: Sequence[np.ndarray]) -> Closure
     return Closure(candidates, DocBits(d.doc_numbers, d.bits[candidates]), DocBits(d.doc_numbers, wit[closed]))
 
 
-def rich_witnesses(closure: Closure, k: int, block: int = 1 << 16) -> DocBits:
+def rich_witnesses(closure: Closure, k: int, block: int = 1 << 16, n_hubs: int = 32) -> DocBits:
     """The witnesses x of each candidate that some linkable combination can have.
 
     A combination C with witness x is a subset of S_x, the candidates x-maximal
@@ -79,9 +79,11 @@ def rich_witnesses(closure: Closure, k: int, block: int = 1 << 16) -> DocBits:
     text that was only masked, I(x) >= k for all but its original, so most
     candidates are left with no witness at all.
 
-    I(x) is computed for every witness at once: one AND of bitsets per
-    (witness, candidate) pair, grouped by witness, in blocks of about `block`
-    pairs (bounded memory).
+    Most witnesses are settled first by a few *hubs*, the documents holding
+    the most candidates: when k - 1 hubs other than x hold all of S_x, then
+    |I(x)| >= k (one small product). I(x) is computed for the others only:
+    one AND of bitsets per (witness, candidate) pair, grouped by witness, in
+    blocks of about `block` pairs (bounded memory).
 
     RETURNS (DocBits): per candidate, its witnesses with |I(x)| < k.
     """
@@ -90,11 +92,19 @@ def rich_witnesses(closure: Closure, k: int, block: int = 1 << 16) -> DocBits:
         return wit
     n_docs = len(wit.doc_numbers)
     rich = np.zeros(n_docs, dtype=bool)
+    held = post.dense(np.arange(len(closure)))  # candidates x documents
+    hubs = np.argsort(-held.sum(axis=0), kind="stable")[:n_hubs]
+    missing = (~held[:, hubs]).astype(np.float32)  # candidates x hubs
     # (witness, candidate) pairs sorted by witness: unpack a block of documents at a time.
     for lo in range(0, n_docs, 1024):
         hi = min(lo + 1024, n_docs)
         words = wit.bits[:, lo // 64 : (hi + 63) // 64]  # lo is a multiple of 64
         flags = np.unpackbits(words.view(np.uint8), axis=1, bitorder="little")[:, : hi - lo]
+        # covers[x, h]: hub h holds every candidate x-maximal for x (and is not x).
+        covers = (flags.T.astype(np.float32) @ missing) < 0.5
+        covers &= hubs[None, :] != np.arange(lo, hi)[:, None]
+        settled = covers.sum(axis=1) >= k - 1
+        flags[:, settled] = 0
         x, c = np.nonzero(flags.T)
         if not len(x):
             continue

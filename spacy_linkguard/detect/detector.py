@@ -45,7 +45,7 @@ class Analysis:
     candidate_occurrences: List[List[Occurrence]] = field(default_factory=list)
     closure: Optional[Closure] = None
     live: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    bitmaps: List[Any] = field(default_factory=list)  # the same, as the index returned them
+    bitmaps: List[Any] = field(default_factory=list)  # each candidate's documents (sorted array)
     incidence: Optional[Incidence] = None
     pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
     pair_sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
@@ -122,13 +122,13 @@ class Detector:
         freq = occ.frequent
         if self.max_arity < 2 or not freq.keys:
             return res
-        bitmaps = list(self.index.key_postings(freq.keys))
-        closure = closed_candidates(freq, [_as_array(p) for p in bitmaps])
+        postings = _posting_arrays(self.index, freq.keys)
+        closure = closed_candidates(freq, postings)
         numbers = closure.candidates.tolist()
         res.candidates = [freq.keys[c] for c in numbers]
         res.candidate_df = freq.df[closure.candidates]
         res.candidate_occurrences = _occurrences_of(freq, closure.candidates)
-        res.bitmaps = [bitmaps[c] for c in numbers]
+        res.bitmaps = [postings[c] for c in numbers]
         res.closure = closure
         n = len(res.candidates)
         if n < 2:
@@ -266,6 +266,13 @@ class _DocFreqCache:
                 self.memo = {}
             self.memo.update(new)
         return np.asarray(found, dtype=np.int64)
+
+
+def _posting_arrays(index: Any, keys: Sequence[str]) -> List[np.ndarray]:
+    """Sorted document numbers of each key (the index's batch path when it has one)."""
+    if hasattr(index, "key_posting_arrays"):
+        return index.key_posting_arrays(keys)
+    return [_as_array(p) for p in index.key_postings(keys)]
 
 
 def _intersect(a: Any, b: Any) -> Any:
