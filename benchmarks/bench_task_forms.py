@@ -80,6 +80,9 @@ def main() -> None:
     ap.add_argument("--dtype", default="bfloat16")
     ap.add_argument("--forms", default="spans,whole")
     ap.add_argument("--max-new-tokens", type=int, default=400)
+    ap.add_argument("--sentences-per-chunk", type=int, default=3)
+    ap.add_argument("--max-chunk-chars", type=int, default=1200)
+    ap.add_argument("--skip-docs", type=int, default=0, help="Start after this many usable documents.")
     ap.add_argument("--index", type=Path, default=ROOT / "indexes" / "echr")
     ap.add_argument("--data", type=Path, default=Path("/work/shared/data/tab/tab_annotated_subset144.jsonl"))
     args = ap.parse_args()
@@ -98,13 +101,15 @@ def main() -> None:
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
     detector = Detector(NgramIndex.load(args.index), k=2, max_arity=3)
     forms = args.forms.split(",")
-    tasks = {f: registry.resolve({"t": FORMS[f]})["t"] for f in forms}
-    picked = pick_chunks(masked_docs(args.data), detector, tasks[forms[0]], args.chunks)
+    sizes = {"sentences_per_chunk": args.sentences_per_chunk, "max_chunk_chars": args.max_chunk_chars}
+    tasks = {f: registry.resolve({"t": {**FORMS[f], **sizes}})["t"] for f in forms}
+    picked = pick_chunks(masked_docs(args.data), detector, tasks[forms[0]], args.chunks + args.skip_docs)
+    picked = picked[args.skip_docs:]
     model = None
     out = {
         "benchmark": "bench_task_forms",
         "command": "python benchmarks/bench_task_forms.py " + " ".join(sys.argv[1:]),
-        "model": args.model, "dtype": args.dtype, "temperature": 0, "max_new_tokens": args.max_new_tokens,
+        "model": args.model, "dtype": args.dtype, "chunking": sizes, "temperature": 0, "max_new_tokens": args.max_new_tokens,
         "machine": {"cpus": os.cpu_count(), "torch_threads": torch.get_num_threads(),
                     "python": platform.python_version(), "torch": torch.__version__},
         "chunks": [{"doc_id": d, "chars": len(c.text), "spans": c.spans} for d, c in picked],
@@ -133,8 +138,7 @@ def main() -> None:
                 call["items_applied"] = task.edit(chunk, gen.text)[1]
                 call["edited"] = edited
             calls.append(call)
-            print(json.dumps({"form": form, **{k: v for k, v in call.items() if k != "reply"}}), file=sys.stderr,
-                  flush=True)
+            print(json.dumps({"form": form, **call}, ensure_ascii=False), file=sys.stderr, flush=True)
         reasons = {}
         for c in calls:
             if c["reason"]:
