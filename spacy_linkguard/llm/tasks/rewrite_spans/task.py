@@ -13,6 +13,9 @@ API) is `RewriteTask`'s.
 """
 from typing import Any, List, Optional, Sequence, Tuple
 
+import jinja2
+
+from ....errors import Errors, LinkguardError
 from ...chunking import Chunk
 from ...guards import check_edit, instruction_ngrams
 from ..rewrite.task import TEMPLATES_DIR, RewriteTask, _dumps
@@ -66,10 +69,6 @@ class RewriteSpansTask(RewriteTask):
         return (edited, None) if reason is None else (None, reason)
 
     def _render(self, text: str, spans: Sequence[str]) -> str:
-        import jinja2
-
-        from ....errors import Errors, LinkguardError
-
         ph = self._placeholder
         examples = []
         for eg in self._prompt_examples:
