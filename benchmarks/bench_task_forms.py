@@ -9,7 +9,7 @@ assets/echr/queries.jsonl), masked with their first annotator's DIRECT and
 QUASI mentions as "[REDACTED]", spans found by the detector against the
 index. From each document in turn one flagged chunk is taken (every other
 flagged chunk, from the second on), until `--chunks`. Every form gets the
-same chunks, one greedy call each (batch 1, one CPU thread):
+same chunks, one call each (greedy unless --temperature; batch 1, one CPU thread):
 
 - `whole`: linkguard.Rewrite.v1 (bundled few-shot examples, reasoning, then
   {"text": <the whole chunk>}), stop at its JSON answer;
@@ -78,6 +78,7 @@ def main() -> None:
     ap.add_argument("--chunks", type=int, default=6)
     ap.add_argument("--model", default=str(ROOT / "models" / "Qwen2.5-Coder-1.5B-Instruct-hf"))
     ap.add_argument("--dtype", default="bfloat16")
+    ap.add_argument("--temperature", type=float, default=0.0, help="0 = greedy; else top_p 0.9, seed 0")
     ap.add_argument("--forms", default="spans,whole")
     ap.add_argument("--max-new-tokens", type=int, default=400)
     ap.add_argument("--sentences-per-chunk", type=int, default=3)
@@ -109,7 +110,8 @@ def main() -> None:
     out = {
         "benchmark": "bench_task_forms",
         "command": "python benchmarks/bench_task_forms.py " + " ".join(sys.argv[1:]),
-        "model": args.model, "dtype": args.dtype, "chunking": sizes, "temperature": 0, "max_new_tokens": args.max_new_tokens,
+        "model": args.model, "dtype": args.dtype, "chunking": sizes,
+        "temperature": args.temperature, "max_new_tokens": args.max_new_tokens,
         "machine": {"cpus": os.cpu_count(), "torch_threads": torch.get_num_threads(),
                     "python": platform.python_version(), "torch": torch.__version__},
         "chunks": [{"doc_id": d, "chars": len(c.text), "spans": c.spans} for d, c in picked],
@@ -118,8 +120,8 @@ def main() -> None:
     for form in forms:
         task = tasks[form]
         if model is None:
-            model = HFChatModel(args.model, device="cpu", dtype=args.dtype, temperature=0,
-                                max_new_tokens=args.max_new_tokens, batch_size=1)
+            model = HFChatModel(args.model, device="cpu", dtype=args.dtype, temperature=args.temperature,
+                                top_p=0.9, max_new_tokens=args.max_new_tokens, batch_size=1, seed=0)
         model.stop_at_json = STOP_FIELD[form]
         calls = []
         for doc_id, chunk in picked:
