@@ -6,6 +6,7 @@ from spacy_linkguard.llm.tasks.rewrite_spans.parser import (
     apply_replacements,
     merge_spans,
     parse_replacements,
+    trim_overlap,
     parse_responses_spans_v1,
 )
 
@@ -95,3 +96,26 @@ def test_merge_spans_joins_overlaps_and_whitespace_gaps_only():
     offs = [(0, 4), (2, 7), (9, 11), (12, 14)]
     assert [text[s:e] for s, e in merge_spans(text, offs)] == ["a bb cc", "dd ee"]
     assert merge_spans(text, []) == []
+
+
+@pytest.mark.parametrize("before,new,after,expected", [
+    # runs past its span: "properties properties" (seen with Qwen2.5-Coder-1.5B at temperature 0.3)
+    ("of Cyprus ", "had taken away her home and properties", " properties.", "had taken away her home and"),
+    # repeats the words before its span
+    ("In X the applicant ", "the applicant filed a complaint with the", " [X] claiming", "filed a complaint with the"),
+    ("was ", "paid to the applicant", " to the applicant.", "paid"),
+    # nothing repeated, or nothing would be left: unchanged
+    ("a ", "resides in", " Kraljevo", "resides in"),
+    ("the ", "[REDACTED]", " court", "[REDACTED]"),
+    ("a ", "b", " b c", "b"),
+])
+def test_trim_overlap(before, new, after, expected):
+    assert trim_overlap(before, new, after) == expected
+
+
+def test_apply_trims_a_replacement_that_runs_past_its_span():
+    text = "The occupation had deprived her of her home and properties."
+    s = text.index("had")
+    e = text.index(" properties")
+    edited, n = apply_replacements(text, [(s, e)], [(text[s:e], "had taken away her home and properties")])
+    assert edited == "The occupation had taken away her home and properties." and n == 1

@@ -17,6 +17,8 @@ _THINK_RE = re.compile(r"<think>.*?(</think>|$)", re.DOTALL)
 _FENCE_RE = re.compile(r"```[a-zA-Z]*")
 _DECODER = json.JSONDecoder(strict=False)  # raw line breaks inside strings
 _WS_RE = re.compile(r"\s+")
+_WORD_RE = re.compile(r"\w+")
+_MAX_OVERLAP = 6  # words a replacement may repeat of its neighbours before we trim them
 
 # One parsed item: (the span it names, or None for a bare string given in span order; the replacement).
 Replacement = Tuple[Optional[str], str]
@@ -112,7 +114,7 @@ def apply_replacements(
             ]
         if hits:
             applied += 1
-            edits.extend((s, e, new) for s, e in hits)
+            edits.extend((s, e, trim_overlap(text[:s], new, text[e:])) for s, e in hits)
     # Overlapping edits: the first in text order wins (the widest on ties).
     edits.sort(key=lambda x: (x[0], -(x[1] - x[0])))
     kept: List[Tuple[int, int, str]] = []
@@ -139,6 +141,36 @@ def merge_spans(text: str, span_offsets: Sequence[Tuple[int, int]]) -> List[Tupl
         else:
             regions.append([s, e])
     return [(s, e) for s, e in regions]
+
+
+def trim_overlap(before: str, new: str, after: str) -> str:
+    """`new` without the words it repeats of the text around its span.
+
+    Small models run a replacement past its span: "had deprived her of her home
+    and" -> "had taken away her home and properties" before " properties."
+    would leave "properties properties". Trailing words of `new` equal to the
+    words that follow the span (and leading words equal to those before it,
+    compared case-insensitively, up to 6) are dropped, unless nothing would be left.
+    """
+    words = list(_WORD_RE.finditer(new))
+    following = [w.casefold() for w in _WORD_RE.findall(after)[:_MAX_OVERLAP]]
+    preceding = [w.casefold() for w in _WORD_RE.findall(before)[-_MAX_OVERLAP:]]
+    end = len(new)
+    for k in range(min(len(words) - 1, len(following)), 0, -1):
+        if [w.group().casefold() for w in words[-k:]] == following[:k]:
+            end = words[-k].start()
+            words = words[:-k]
+            break
+    start = 0
+    for k in range(min(len(words) - 1, len(preceding)), 0, -1):
+        if [w.group().casefold() for w in words[:k]] == preceding[-k:]:
+            start = words[k].start()
+            break
+    if start == 0 and end == len(new):
+        return new
+    trimmed = new[start:end]
+    # keep the outer spacing the span had: the text around it supplies its own
+    return trimmed.strip() if trimmed.strip() else new
 
 
 def _key(s: str) -> str:
