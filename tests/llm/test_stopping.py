@@ -130,3 +130,20 @@ def test_hf_model_stops_after_the_answer_and_counts_tokens(scripted):
     assert gens[0].completion_tokens < full[0].completion_tokens
     assert (gens[1].text, gens[1].completion_tokens) == (full[1].text, full[1].completion_tokens)
     assert parse_reply(gens[0].text) == parse_reply(full[0].text) == "The new chunk."
+
+
+def test_hf_model_stops_after_a_replacements_answer(scripted):
+    from spacy_linkguard.llm.models.hf import HFChatModel
+    from spacy_linkguard.llm.tasks.rewrite_spans.parser import parse_replacements
+
+    model, tok, scripts = scripted
+    answer = '{"replacements": [{"span": "a b", "replacement": "c {d}"}]}'
+    replies = ['Sure: {"text": "x", "spans": ["a b"]} ' + answer + " Hope this helps, more words.", "plain"]
+    scripts.update({i: tok(r, add_special_tokens=False)["input_ids"] for i, r in enumerate(replies)})
+    prompts = ["first prompt, a bit longer than the second", "second"]
+    fast = HFChatModel.from_objects(model, tok, device="cpu", temperature=0.0, max_new_tokens=80, batch_size=2,
+                                    stop_at_json="replacements")
+    gens = fast.generate(prompts)
+    assert gens[0].text == replies[0][: replies[0].index(answer) + len(answer)]
+    assert parse_replacements(gens[0].text) == [("a b", "c {d}")]
+    assert gens[1].text == "plain"

@@ -64,7 +64,7 @@ class HFChatModel:
         name ("eager", "sdpa", "flash_attention_2", ...) is passed on.
     stop_at_json (Optional[str]): A field name, e.g. "text": a sequence ends
         once it has written a JSON object whose only key is that field (the
-        rewrite task's answer), instead of running on to its end token
+        rewrite task's answer; "replacements" for linkguard.RewriteSpans.v1), instead of running on to its end token
         (`stopping.py`). None: only end tokens and `stop_strings` stop.
     """
 

@@ -10,7 +10,9 @@ the first one: we stop there.
 Each step decodes only the newest token of each sequence (cached per id), so
 it costs O(batch) in Python, not a decode of the whole completion. Only an
 object whose sole key is `field` ends the reply: the reasoning may quote the
-input object (`{"text": ..., "spans": [...]}`).
+input object (`{"text": ..., "spans": [...]}`). The value is a string (the
+whole-chunk answer of linkguard.Rewrite.v1, field "text") or a list (the
+replacements of linkguard.RewriteSpans.v1, field "replacements").
 """
 import json
 from typing import Dict, List, Optional
@@ -19,12 +21,15 @@ _DECODER = json.JSONDecoder(strict=False)  # like the reply parser: raw line bre
 
 
 def is_answer(candidate: str, field: str) -> bool:
-    """True when `candidate` is one JSON object whose only key is `field`, holding a string."""
+    """True when `candidate` is one JSON object whose only key is `field`,
+    holding a string or a list."""
     try:
         obj, end = _DECODER.raw_decode(candidate)
     except ValueError:
         return False
-    return end == len(candidate) and isinstance(obj, dict) and list(obj) == [field] and isinstance(obj[field], str)
+    if end != len(candidate) or not isinstance(obj, dict):
+        return False
+    return list(obj) == [field] and isinstance(obj[field], (str, list))
 
 
 class JsonAnswerScanner:
