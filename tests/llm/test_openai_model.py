@@ -102,7 +102,7 @@ def _model(url, **kwargs):
 def test_replies_keep_prompt_order_under_concurrency():
     prompts = [f"prompt number {i} " + "x" * i for i in range(12)]
     # Early prompts answer last, so completion order is the reverse of prompt order.
-    with StubServer(delay=lambda p: 0.02 * (12 - len(p.split()[2]))) as stub:
+    with StubServer(delay=lambda p: 0.08 * (12 - len(p.split()[2]))) as stub:  # long enough to overlap under load
         gens = _model(stub.url, concurrency=6).generate(prompts)
     assert [g.text for g in gens] == [p[::-1] for p in prompts]
     assert [g.prompt_tokens for g in gens] == [len(p.split()) for p in prompts]
