@@ -45,7 +45,7 @@ class Analysis:
     candidate_occurrences: List[List[Occurrence]] = field(default_factory=list)
     closure: Optional[Closure] = None
     live: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    bitmaps: List[Any] = field(default_factory=list)  # each candidate's documents (sorted array)
+    postings: List[np.ndarray] = field(default_factory=list)  # each candidate's documents, sorted
     incidence: Optional[Incidence] = None
     pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
     pair_sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
@@ -128,7 +128,7 @@ class Detector:
         res.candidates = [freq.keys[c] for c in numbers]
         res.candidate_df = freq.df[closure.candidates]
         res.candidate_occurrences = _occurrences_of(freq, closure.candidates)
-        res.bitmaps = [postings[c] for c in numbers]
+        res.postings = [postings[c] for c in numbers]
         res.closure = closure
         n = len(res.candidates)
         if n < 2:
@@ -218,7 +218,7 @@ class Detector:
         common = None
         partners = []
         for m in members.tolist():
-            common = _intersect(common, res.bitmaps[m])
+            common = _intersect(common, res.postings[m])
             if m != candidate:
                 first, n, key, _ = res.candidate_occurrences[m][0]
                 start, end = res.occurrences.char_span(first, n)
