@@ -28,6 +28,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from spacy_linkguard.paths import portable_path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMS = {
@@ -109,8 +110,9 @@ def main() -> None:
     model = None
     out = {
         "benchmark": "bench_task_forms",
-        "command": "python benchmarks/bench_task_forms.py " + " ".join(sys.argv[1:]),
-        "model": args.model, "dtype": args.dtype, "chunking": sizes,
+        "command": "python benchmarks/bench_task_forms.py "
+        + " ".join(portable_path(a) if os.path.isabs(a) else a for a in sys.argv[1:]),
+        "model": portable_path(args.model), "dtype": args.dtype, "chunking": sizes,
         "temperature": args.temperature, "max_new_tokens": args.max_new_tokens,
         "machine": {"cpus": os.cpu_count(), "torch_threads": torch.get_num_threads(),
                     "python": platform.python_version(), "torch": torch.__version__},
