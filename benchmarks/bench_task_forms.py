@@ -28,7 +28,8 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from spacy_linkguard.paths import portable_path  # noqa: E402
+
+from spacy_linkguard.paths import portable_path
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMS = {
