@@ -25,11 +25,13 @@ Float32 products are exact here: counts never exceed the number of documents
 (< 2^24).
 """
 from dataclasses import dataclass
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .docbits import DocBits, doc_bits
+
+_DENSE_UP_TO = 4096  # candidates whose frequent-pair matrix is held unpacked (<= 16 MB)
 
 
 @dataclass
@@ -100,9 +102,14 @@ class PairScan:
     sizes: np.ndarray
     frequent: np.ndarray
     n: int
+    _dense: Optional[np.ndarray] = None
 
     def frequent_rows(self, rows: np.ndarray) -> np.ndarray:
         """bool (len(rows) x n): the frequent partners of some candidates."""
+        if self._dense is None and self.n <= _DENSE_UP_TO:  # small: unpack once, index after
+            self._dense = np.unpackbits(self.frequent, axis=1, count=self.n, bitorder="little").astype(bool)
+        if self._dense is not None:
+            return self._dense[rows]
         return np.unpackbits(self.frequent[rows], axis=1, count=self.n, bitorder="little").astype(bool)
 
 

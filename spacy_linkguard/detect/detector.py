@@ -25,8 +25,9 @@ class Analysis:
     candidates: the closed candidate keys (x-maximal for some document x,
         SPEC.md "Combinations"), numbered by first occurrence in the text;
         computed only when max_arity >= 2.
-    candidate_occurrences: for each candidate, every occurrence of its key in
-        the text (all of them are flagged when the candidate is chosen).
+    candidate_occurrences: for each live candidate (below), every occurrence
+        of its key in the text (all of them are flagged when the candidate is
+        chosen); empty for the others, which no combination holds.
     closure: D(g) and the witnesses W(g) (documents for which g is x-maximal)
         of every candidate, as bitsets.
     live: the candidates with a witness x whose x-maximal set could be
@@ -117,7 +118,7 @@ class Detector:
         if not isinstance(text, str):
             raise LinkguardError(Errors.E103.format(kind=type(text).__name__))
         k = self.k
-        occ = find_occurrences(text, self.settings, self._doc_freqs, k)
+        occ = find_occurrences(text, self.settings, self._doc_freqs, k, with_frequent=self.max_arity >= 2)
         res = Analysis(occurrences=occ, chosen_rare=choose_rare_spans(occ.minimal_rare, occ.n_tokens))
         freq = occ.frequent
         if self.max_arity < 2 or not freq.keys:
@@ -127,15 +128,17 @@ class Detector:
         numbers = closure.candidates.tolist()
         res.candidates = [freq.keys[c] for c in numbers]
         res.candidate_df = freq.df[closure.candidates]
-        res.candidate_occurrences = _occurrences_of(freq, closure.candidates)
         res.postings = [postings[c] for c in numbers]
         res.closure = closure
         n = len(res.candidates)
+        res.candidate_occurrences = [[] for _ in range(n)]
         if n < 2:
             return res
         rich = rich_witnesses(closure, k)
         live = np.nonzero(rich.sizes() > 0)[0].astype(np.int64)
         res.live = live
+        for j, occs in zip(live.tolist(), _occurrences_of(freq, closure.candidates[live])):
+            res.candidate_occurrences[j] = occs
         if len(live) >= 2:
             inc = incidence_from_bits(closure.postings.take(live), rich.take(live), min_members=2)
             res.incidence = inc
@@ -232,9 +235,11 @@ def _occurrences_of(freq: Frequent, keys: np.ndarray) -> List[List[Occurrence]]:
     slot[keys] = np.arange(len(keys))
     out: List[List[Occurrence]] = [[] for _ in range(len(keys))]
     mine = slot[freq.key_ids]
-    for r in np.nonzero(mine >= 0)[0].tolist():
-        c = int(freq.key_ids[r])
-        out[mine[r]].append((int(freq.first[r]), int(freq.length[r]), freq.keys[c], int(freq.df[c])))
+    rows = np.nonzero(mine >= 0)[0]
+    names, dfs = freq.keys, freq.df.tolist()
+    for j, first, n, c in zip(mine[rows].tolist(), freq.first[rows].tolist(), freq.length[rows].tolist(),
+                              freq.key_ids[rows].tolist()):
+        out[j].append((first, n, names[c], dfs[c]))
     return out
 
 
@@ -281,11 +286,19 @@ def _intersect(a: Any, b: Any) -> Any:
         return b
     if hasattr(a, "intersection_cardinality"):
         return a & b
-    return np.intersect1d(_as_array(a), _as_array(b))
+    a, b = _as_array(a), _as_array(b)
+    if len(a) > len(b):
+        a, b = b, a
+    if not len(a):
+        return a
+    at = np.minimum(np.searchsorted(b, a), len(b) - 1)
+    return a[b[at] == a]  # both sorted and distinct
 
 
 def _as_array(postings: Any) -> np.ndarray:
     """Document numbers of one posting list (a pyroaring BitMap or any int sequence)."""
+    if isinstance(postings, np.ndarray):
+        return postings
     if hasattr(postings, "to_array"):
         return np.frombuffer(postings.to_array(), dtype=np.uint32).astype(np.int64)
     return np.asarray(list(postings), dtype=np.int64)

@@ -75,7 +75,8 @@ class Occurrences:
         return int(self.starts[first]), int(self.ends[first + n - 1])
 
 
-def find_occurrences(text: str, settings: NgramSettings, doc_freqs: DocFreqs, k: int) -> Occurrences:
+def find_occurrences(text: str, settings: NgramSettings, doc_freqs: DocFreqs, k: int,
+                     with_frequent: bool = True) -> Occurrences:
     """Look up the document frequencies of `text`'s N-grams, level by level.
 
     text (str): The text (tokenized by `spacy_linkguard.ngrams.text_segments`).
@@ -83,7 +84,9 @@ def find_occurrences(text: str, settings: NgramSettings, doc_freqs: DocFreqs, k:
     doc_freqs (Callable): keys -> np.ndarray of df (0 when absent), e.g.
         `NgramIndex.key_doc_freqs`; keys may repeat (callers dedupe or cache).
     k (int): The anonymity threshold: df < k is rare, df >= k is frequent.
-    RETURNS (Occurrences): minimal rare and all frequent occurrences.
+    with_frequent (bool): also tabulate the frequent occurrences (combinations
+        need them; single N-grams do not).
+    RETURNS (Occurrences): minimal rare and (if asked) all frequent occurrences.
     """
     segments = text_segments(text, settings)
     tokens: List[str] = []
@@ -141,7 +144,8 @@ def find_occurrences(text: str, settings: NgramSettings, doc_freqs: DocFreqs, k:
         ends=np.asarray(ends, dtype=np.int64),
         segment_ends=seg_end,
         minimal_rare=minimal_rare,
-        frequent=_frequent_table(level_keys, level_df, seg_start, k),
+        frequent=_frequent_table(level_keys if with_frequent else [], level_df if with_frequent else [],
+                                 seg_start, k),
         n_segments=len(segments),
         n_lookups=n_lookups,
     )

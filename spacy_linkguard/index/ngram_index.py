@@ -176,8 +176,20 @@ class NgramIndex:
         where = np.nonzero(present)[0]
         for i, doc in zip(where[single].tolist(), ref[single].tolist()):
             out[i] = np.asarray([doc], dtype=np.int64)
-        for i, r in zip(where[~single].tolist(), rows[~single].tolist()):
-            out[i] = np.frombuffer(self._postings_of(r).to_array(), dtype=np.uint32).astype(np.int64)
+        lists = ref[~single]
+        if len(lists) and int(lists.max()) + 1 >= len(self._offsets):
+            return [self._postings_of(int(rows[~single][np.argmax(lists + 1 >= len(self._offsets))]))]
+        starts = np.asarray(self._offsets[lists], dtype=np.int64).tolist()
+        ends = np.asarray(self._offsets[lists + 1], dtype=np.int64).tolist()
+        blob = self._blob
+        for i, r, d, a, b in zip(where[~single].tolist(), rows[~single].tolist(), df[~single].tolist(), starts, ends):
+            try:
+                docs = np.frombuffer(BitMap.deserialize(blob[a:b].tobytes()).to_array(), dtype=np.uint32)
+            except Exception:  # damaged bytes: the checked path names the row (E063)
+                return [self._postings_of(r)]
+            if len(docs) != d or (d and int(docs[-1]) >= n_docs):
+                return [self._postings_of(r)]
+            out[i] = docs.astype(np.int64)
         return out
 
     def _postings_of(self, row: int) -> BitMap:
