@@ -47,15 +47,34 @@ def make_rewrite_task(
     RETURNS (RewriteTask).
     RAISES: LinkguardError E204 (invalid example), E206 (missing file), E207 (bad size).
     """
-    example_type = prompt_example_type or RewriteExample
+    return build_task(
+        RewriteTask, prompt_example_type or RewriteExample, template, DEFAULT_TEMPLATE_PATH, examples,
+        DEFAULT_EXAMPLES_PATH, parse_responses or parse_responses_v1, placeholder=placeholder, field=field,
+        spans_key=spans_key, sentences_per_chunk=sentences_per_chunk, max_chunk_chars=max_chunk_chars,
+        min_length_ratio=min_length_ratio, max_length_ratio=max_length_ratio, min_similarity=min_similarity,
+        max_added_words=max_added_words, reject_new_details=reject_new_details,
+    )
+
+
+def build_task(task_cls: Type[Any], example_type: Type[Any], template: Optional[str], template_path: Any,
+               examples: ExamplesConfigType, examples_path: Any, parse_responses: Callable[..., Iterable[Any]], *,
+               placeholder: str, field: str, spans_key: str, sentences_per_chunk: int, max_chunk_chars: int,
+               min_length_ratio: float, max_length_ratio: float, min_similarity: float, max_added_words: int,
+               reject_new_details: bool) -> Any:
+    """One rewrite task from its registered arguments (every rewrite task form
+    shares them): bundled template and examples when none are given, examples
+    validated, chunking and guard settings built.
+
+    RAISES: LinkguardError E204 (invalid example), E206 (missing file), E207 (bad size).
+    """
     raw = examples() if callable(examples) else examples
     if raw is None:
-        raw = read_examples(DEFAULT_EXAMPLES_PATH)
-    return RewriteTask(
-        template=template if template is not None else read_template(DEFAULT_TEMPLATE_PATH),
+        raw = read_examples(examples_path)
+    return task_cls(
+        template=template if template is not None else read_template(template_path),
         prompt_examples=validate_examples(raw, example_type),
         prompt_example_type=example_type,
-        parse_responses=parse_responses or parse_responses_v1,
+        parse_responses=parse_responses,
         placeholder=placeholder,
         field=field,
         spans_key=spans_key,

@@ -5,10 +5,7 @@ from spacy_llm.registry import registry
 from spacy_llm.ty import ExamplesConfigType
 
 from ....ngrams import DEFAULT_PLACEHOLDER
-from ...chunking import ChunkSettings
-from ...guards import GuardSettings
-from ..rewrite.task import read_template
-from ..rewrite.util import read_examples, validate_examples
+from ..rewrite.registry import build_task
 from .parser import parse_responses_spans_v1
 from .task import DEFAULT_TEMPLATE_PATH, RewriteSpansTask
 from .util import DEFAULT_EXAMPLES_PATH, RewriteSpansExample
@@ -29,6 +26,7 @@ def make_rewrite_spans_task(
     max_length_ratio: float = 1.6,
     min_similarity: float = 0.5,
     max_added_words: int = 12,
+    reject_new_details: bool = True,
 ) -> RewriteSpansTask:
     """linkguard.RewriteSpans.v1: the model returns one replacement per flagged
     span (`{"replacements": [{"span": ..., "replacement": ...}]}`) with the chunk
@@ -40,23 +38,10 @@ def make_rewrite_spans_task(
     RETURNS (RewriteSpansTask).
     RAISES: LinkguardError E204 (invalid example), E206 (missing file), E207 (bad size).
     """
-    example_type = prompt_example_type or RewriteSpansExample
-    raw = examples() if callable(examples) else examples
-    if raw is None:
-        raw = read_examples(DEFAULT_EXAMPLES_PATH)
-    return RewriteSpansTask(
-        template=template if template is not None else read_template(DEFAULT_TEMPLATE_PATH),
-        prompt_examples=validate_examples(raw, example_type),
-        prompt_example_type=example_type,
-        parse_responses=parse_responses or parse_responses_spans_v1,
-        placeholder=placeholder,
-        field=field,
-        spans_key=spans_key,
-        chunking=ChunkSettings(sentences_per_chunk=sentences_per_chunk, max_chunk_chars=max_chunk_chars),
-        guards=GuardSettings(
-            min_length_ratio=min_length_ratio,
-            max_length_ratio=max_length_ratio,
-            min_similarity=min_similarity,
-            max_added_words=max_added_words,
-        ),
+    return build_task(
+        RewriteSpansTask, prompt_example_type or RewriteSpansExample, template, DEFAULT_TEMPLATE_PATH, examples,
+        DEFAULT_EXAMPLES_PATH, parse_responses or parse_responses_spans_v1, placeholder=placeholder, field=field,
+        spans_key=spans_key, sentences_per_chunk=sentences_per_chunk, max_chunk_chars=max_chunk_chars,
+        min_length_ratio=min_length_ratio, max_length_ratio=max_length_ratio, min_similarity=min_similarity,
+        max_added_words=max_added_words, reject_new_details=reject_new_details,
     )
