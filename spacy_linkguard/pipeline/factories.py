@@ -130,6 +130,7 @@ DEFAULT_REWRITE_MODEL = {
     },
     assigns=[
         "doc._.linkguard_text",
+        "doc._.linkguard_text_before_guarantee",
         "doc._.linkguard_passes",
         "doc._.linkguard_forced_redactions",
         "doc._.linkguard_rewrite_safe",
@@ -186,6 +187,7 @@ def make_linkguard_rewrite(
     },
     assigns=[
         "doc._.linkguard_text",
+        "doc._.linkguard_text_before_guarantee",
         "doc._.linkguard_passes",
         "doc._.linkguard_forced_redactions",
         "doc._.linkguard_rewrite_safe",

@@ -4,6 +4,8 @@ A component cannot change `doc.text`, so it writes:
 - `doc._.linkguard_text`: the released text (safe with `guarantee`);
 - `doc._.linkguard_passes`: one dict per LLM pass (spans sent and removed,
   chunks, LLM calls, prompt and completion tokens, seconds);
+- `doc._.linkguard_text_before_guarantee`: the text the LLM passes left,
+  before guarantee mode redacted anything;
 - `doc._.linkguard_forced_redactions`: spans guarantee mode had to redact;
 - `doc._.linkguard_rewrite_safe`: whether the released text is safe.
 
@@ -25,6 +27,7 @@ from ..errors import Errors, LinkguardError
 
 DOC_EXTENSIONS = {
     "linkguard_text": None,
+    "linkguard_text_before_guarantee": None,
     "linkguard_passes": None,
     "linkguard_forced_redactions": None,
     "linkguard_rewrite_safe": None,
@@ -205,6 +208,7 @@ def doc_name(doc: Doc, position: int) -> str:
 def set_annotations(doc: Doc, result: Any) -> None:
     """Write one `RewriteResult` to the Doc's extensions."""
     doc._.linkguard_text = result.text
+    doc._.linkguard_text_before_guarantee = result.text_before_guarantee
     doc._.linkguard_passes = [p.to_dict() for p in result.passes]
     doc._.linkguard_forced_redactions = result.forced_redactions
     doc._.linkguard_rewrite_safe = result.safe
@@ -216,6 +220,7 @@ def result_record(doc_id: str, doc: Doc) -> Dict[str, Any]:
         "id": doc_id,
         "text": doc._.linkguard_text,
         "safe": doc._.linkguard_rewrite_safe,
+        "text_before_guarantee": doc._.linkguard_text_before_guarantee,
         "passes": doc._.linkguard_passes,
         "forced_redactions": doc._.linkguard_forced_redactions,
     }

@@ -116,6 +116,7 @@ class RewriteLoop:
         unsafe = []
         for i, res in enumerate(results):
             t0 = time.perf_counter()
+            res.text_before_guarantee = current[i]
             if res.safe:
                 res.text = current[i]
             elif self.guarantee:

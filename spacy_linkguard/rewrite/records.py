@@ -43,6 +43,9 @@ class RewriteResult:
     text: the released text.
     safe: whether `text` is safe (always True with guarantee mode).
     passes: one PassRecord per LLM pass.
+    text_before_guarantee: the text the LLM passes left, before guarantee
+        mode redacted anything (equal to `text` when nothing was forced);
+        metrics "before forced redaction" are computed on it.
     forced_redactions: spans replaced by the placeholder in guarantee mode.
     redaction_rounds: redact -> re-detect rounds that guarantee mode needed.
     seconds: total wall time for this document.
@@ -51,6 +54,7 @@ class RewriteResult:
     text: str
     safe: bool
     passes: List[PassRecord] = field(default_factory=list)
+    text_before_guarantee: str = ""
     forced_redactions: int = 0
     redaction_rounds: int = 0
     seconds: float = 0.0
@@ -59,6 +63,7 @@ class RewriteResult:
         return {
             "text": self.text,
             "safe": self.safe,
+            "text_before_guarantee": self.text_before_guarantee,
             "passes": [p.to_dict() for p in self.passes],
             "forced_redactions": self.forced_redactions,
             "redaction_rounds": self.redaction_rounds,

@@ -39,6 +39,7 @@ def test_component_writes_a_safe_text_and_pass_records(index_dir):
     assert passes and set(passes[0]) >= {"spans_sent", "spans_removed", "llm_calls", "prompt_tokens",
                                          "completion_tokens", "seconds"}
     assert passes[0]["spans_sent"] > 0 and doc._.linkguard_forced_redactions == 0
+    assert doc._.linkguard_text_before_guarantee == doc._.linkguard_text  # nothing was forced
 
 
 def test_guarantee_redacts_what_a_model_never_removes(index_dir):
@@ -47,6 +48,9 @@ def test_guarantee_redacts_what_a_model_never_removes(index_dir):
     assert doc._.linkguard_forced_redactions > 0
     assert "[REDACTED]" in doc._.linkguard_text
     assert brute_force(doc._.linkguard_text, DictIndex(CORPUS)).safe
+    # the model left the text unchanged: before guarantee mode it is the input, still unsafe
+    assert doc._.linkguard_text_before_guarantee == QUERY
+    assert not brute_force(doc._.linkguard_text_before_guarantee, DictIndex(CORPUS)).safe
 
 
 def test_index_can_arrive_in_initialize(index_dir):

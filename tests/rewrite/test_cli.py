@@ -46,7 +46,7 @@ def test_rewrite_command_writes_one_line_per_document(tmp_path):
     lines = [json.loads(ln) for ln in out.read_text().splitlines()]
     assert [ln["id"] for ln in lines] == ["q1", "q2", "q3"]
     for ln in lines:
-        assert set(ln) >= {"id", "text", "safe", "passes", "forced_redactions"}
+        assert set(ln) >= {"id", "text", "safe", "text_before_guarantee", "passes", "forced_redactions"}
         assert ln["safe"] and brute_force(ln["text"], DictIndex(CORPUS)).safe
     # the override took effect: one pass, an unchanged model, so guarantee redacted
     assert len(lines[0]["passes"]) == 1 and lines[0]["forced_redactions"] > 0
