@@ -44,6 +44,25 @@ def score_documents(
     return out
 
 
+def before_guarantee(objs: Sequence[Dict[str, Any]], input_spans: Dict[int, Sequence[Sequence[str]]]) -> Dict[str, List[Any]]:
+    """Metrics of the text the LLM passes left, before guarantee mode redacted
+    anything (the output line's `text_before_guarantee`; its `text` where absent).
+
+    RETURNS (dict): per document, linkable_prop_a<m>_before, and
+        unsafe_before_guarantee: whether guarantee mode had to redact
+        (forced_redactions > 0), i.e. whether the LLM passes left the document
+        linkable at the loop's own (k, max_arity).
+    """
+    before = [o.get("text_before_guarantee", o["text"]) for o in objs]
+    out: Dict[str, List[Any]] = {}
+    for m, spans in input_spans.items():
+        out[f"linkable_prop_a{m}_before"] = [linkable_proportion(s, b) for s, b in zip(spans, before)]
+    out["unsafe_before_guarantee"] = [
+        None if o.get("forced_redactions") is None else float(o["forced_redactions"] > 0) for o in objs
+    ]
+    return out
+
+
 def aggregate(per_doc: Dict[str, List[Any]], costs: List[Dict[str, Optional[float]]]) -> Dict[str, Any]:
     """Average per-document values into one table row (None where undefined)."""
     row: Dict[str, Any] = {}
@@ -61,6 +80,9 @@ def aggregate(per_doc: Dict[str, List[Any]], costs: List[Dict[str, Optional[floa
     for field in ("llm_calls", "prompt_tokens", "completion_tokens", "seconds", "passes", "forced_redactions"):
         row[field] = mean_defined([c.get(field) for c in costs])
     row["seconds_per_doc"] = row.pop("seconds")
+    row["seconds_per_pass"] = mean_defined(
+        [c["seconds"] / c["passes"] if c.get("seconds") is not None and c.get("passes") else None for c in costs]
+    )
     return row
 
 
@@ -125,6 +147,8 @@ def evaluate_systems(
         outputs = [o["text"] for o in objs]
         t0 = time.perf_counter()
         per_doc = score_documents(inputs, outputs, input_spans, is_safe)
+        if any("text_before_guarantee" in o for o in objs):
+            per_doc.update(before_guarantee(objs, input_spans))
         per_doc["similarity"] = {e.name: _sims(e, inputs, outputs) for e in embedders}  # type: ignore[assignment]
         if scorer is not None:
             per_doc["perplexity"] = scorer.perplexities(outputs, progress=progress)

@@ -107,10 +107,17 @@ def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str
             _cell(row.get("prompt_tokens"), None, 0),
             _cell(row.get("completion_tokens"), None, 0),
             _cell(row.get("forced_redactions"), None, 1),
+            _cell(row.get("linkable_prop_a1_before"), None),
+            _cell(row.get("linkable_prop_a3_before"), None),
+            _cell(row.get("unsafe_before_guarantee"), None),
             _cell(row.get("seconds_per_doc"), paper.get("seconds_per_doc"), 1),
+            _cell(row.get("seconds_per_pass"), None, 2),
         ])
     cost_header = ["approach", "edit volume", "passes", "LLM calls / doc", "prompt tokens / doc",
-                   "completion tokens / doc", "forced redactions / doc", "seconds / doc"]
+                   "completion tokens / doc", "forced redactions / doc",
+                   "linkable prop. arity 1 before forced redaction",
+                   "linkable prop. arity <= 3 before forced redaction",
+                   "share of documents guarantee mode redacted", "seconds / doc", "seconds / pass"]
     return {"quality_header": quality_header, "quality": quality, "cost_header": cost_header,
             "cost": cost, "sim_models": models}
 
