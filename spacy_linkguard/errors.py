@@ -171,6 +171,8 @@ class Errors(metaclass=ErrorsWithCodes):
             "another text normalization ({normalization}), so its answers would be "
             "wrong for this detector. Rebuild it from its collection with "
             "`python -m spacy_linkguard build-index COLLECTION.jsonl {path}`.")
+    E073 = ("Unknown index layout {layout}: expected 'pruned' (the default: frequent "
+            "N-grams plus each document's tokens) or 'full' (every N-gram, `--full`).")
 
     # --- E100-E149: linkage detection ---------------------------------------
     E100 = ("k must be an integer >= 2 (a phrase set singles out a document "

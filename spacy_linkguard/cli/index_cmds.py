@@ -21,6 +21,8 @@ def build_index_cmd(
     placeholder: str = typer.Option("[REDACTED]", "--placeholder", help="Masking placeholder (a segment boundary)."),
     memory_budget: str = typer.Option("4GB", "--memory-budget", help="Working memory for sorting, e.g. 4GB, 512MB."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars on stderr."),
+    full: bool = typer.Option(False, "--full", help="Store every N-gram (format 2's layout) instead of the "
+                              "pruned layout (frequent N-grams plus each document's tokens; the same answers)."),
 ) -> None:
     """Build the N-gram index of a corpus (every 1..max_n-gram -> its documents)."""
     from ..corpus import count_lines, iter_records
@@ -30,7 +32,7 @@ def build_index_cmd(
     try:
         records = _Sized(iter_records(corpus), count_lines(corpus)) if corpus.is_file() else iter_records(corpus)
         idx = NgramIndex.build(records, out_dir, max_n=max_n, placeholder=placeholder,
-                               memory_budget=memory_budget, progress=progress)
+                               memory_budget=memory_budget, progress=progress, full=full)
     except LinkguardError as e:
         _fail(e)
     typer.echo(f"Indexed {idx.n_docs:,} documents, {idx.n_ngrams:,} distinct N-grams -> {out_dir}")
@@ -91,11 +93,15 @@ def index_stats_cmd(
     typer.echo(f"tokens       {stats['n_tokens']:,}")
     typer.echo(f"N-grams      {stats['n_ngrams']:,}  (max_n {stats['settings']['max_n']}, "
                f"placeholder {stats['settings']['placeholder']})")
+    share = stats["n_rows"] / stats["n_ngrams"] if stats["n_ngrams"] else 0.0
+    typer.echo(f"layout       {stats['layout']}: {stats['n_rows']:,} kept as rows ({share:.1%}), "
+               f"{stats['n_pruned']:,} pruned (answered from the documents' tokens)")
     for n, c in stats["n_ngrams_by_n"].items():
         typer.echo(f"  N = {n:<3}    {c:,}")
     typer.echo(f"postings     {stats['n_postings']:,}  (mean list length {stats['mean_postings']:.3f}, "
                f"{stats['share_df1']:.1%} in one document)")
-    typer.echo(f"disk         {stats['disk_bytes'] / 2**20:,.1f} MiB  ({stats['bytes_per_ngram']:.1f} bytes per N-gram)")
+    typer.echo(f"disk         {stats['disk_bytes'] / 2**20:,.1f} MiB  ({stats['bytes_per_token']:.2f} bytes per token, "
+               f"{stats['bytes_per_ngram']:.1f} per N-gram)")
     if "figure" in stats:
         typer.echo(f"figure       {stats['figure']}")
 

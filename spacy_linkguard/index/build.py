@@ -28,12 +28,16 @@ Records = Iterable[Union[Record, Dict[str, Any]]]
 
 def build_index(records: Records, path: Union[str, Path], settings: NgramSettings, *,
                 memory_budget: Union[str, int] = "4GB", progress: bool = True,
-                n_process: Optional[int] = None) -> Path:
+                n_process: Optional[int] = None, layout: str = fmt.PRUNED) -> Path:
     """Build an index of `records` at `path` (replacing an index already there).
 
+    layout: "pruned" (default: frequent N-grams and the documents' tokens,
+        spacy_linkguard/index/prune.py) or "full" (every N-gram's row).
     RAISES: E050 (no document), E051-E054 (bad records), E055/E056 (budget),
-        E057 (path is something else than an index), E058 (disk full / write error).
+        E057 (path is something else than an index), E058 (disk full / write error),
+        E073 (unknown layout).
     """
+    _check_layout(layout)
     budget = parse_memory_budget(memory_budget)
     path = Path(path)
     _check_target(path)
@@ -46,13 +50,33 @@ def build_index(records: Records, path: Union[str, Path], settings: NgramSetting
                                   n_process=n_process)
         if stream.n_docs == 0:
             raise LinkguardError(Errors.E050.format(skipped=stream.n_skipped_empty))
-        rows = build_rows(stream, work, max_n=settings.max_n, budget=budget, progress=progress)
-        counts = write_rows([rows], tmp, max_n=settings.max_n, progress=progress)
-        del rows
+        extra = {"n_tokens": stream.n_tokens, "n_skipped_empty": stream.n_skipped_empty}
+        if layout == fmt.PRUNED:
+            counts = _write_pruned(stream, work, tmp, settings, progress)
+        else:
+            rows = build_rows(stream, work, max_n=settings.max_n, budget=budget, progress=progress)
+            counts = write_rows([rows], tmp, max_n=settings.max_n, progress=progress)
+            del rows
         shutil.rmtree(work)
-        _finish(tmp, settings, stream.doc_ids, counts,
-                {"n_tokens": stream.n_tokens, "n_skipped_empty": stream.n_skipped_empty})
+        _finish(tmp, settings, stream.doc_ids, counts, extra, layout)
     return path
+
+
+def _check_layout(layout: str) -> None:
+    if layout not in (fmt.FULL, fmt.PRUNED):
+        raise LinkguardError(Errors.E073.format(layout=repr(layout)))
+
+
+def _write_pruned(stream, work: Path, tmp: Path, settings: NgramSettings, progress: bool) -> Dict[str, int]:
+    """The pruned layout's files of `stream` into `tmp`; returns the counts."""
+    from .doc_tokens import write_token_files
+    from .prune import build_pruned_rows
+
+    rows = build_pruned_rows(stream, work, max_n=settings.max_n, progress=progress)
+    counts = write_rows([rows.source], tmp, max_n=settings.max_n, progress=progress,
+                        pruned_by_n=rows.pruned_by_n)
+    write_token_files(tmp, rows.rank_order, stream.vocab, rows.doc_bytes, rows.doc_offsets)
+    return counts
 
 
 def add_to_index(index, records: Records, *, memory_budget: Union[str, int] = "4GB",
@@ -83,6 +107,19 @@ def add_to_index(index, records: Records, *, memory_budget: Union[str, int] = "4
         extra = {"n_tokens": old_counts.get("n_tokens", 0) + stream.n_tokens,
                  "n_skipped_empty": old_counts.get("n_skipped_empty", 0) + stream.n_skipped_empty}
         doc_ids = list(index.doc_ids) + stream.doc_ids
+        if index.layout == fmt.PRUNED:
+            # rebuilt from the stored tokens of the old documents and the new
+            # ones: the bytes of a full rebuild, without tokenizing old text again
+            from .doc_tokens import index_token_stream
+            from .tokens import concat_streams
+
+            old = index_token_stream(index, work / "old.u32")
+            both = concat_streams(old, stream, work / "all.u32")
+            counts = _write_pruned(both, work, tmp, settings, progress)
+            del old, both
+            shutil.rmtree(work)
+            _finish(tmp, settings, doc_ids, counts, extra, fmt.PRUNED)
+            return path
         if stream.n_docs == 0:
             sources: List[Source] = [index.as_source()]
         else:
@@ -92,18 +129,19 @@ def add_to_index(index, records: Records, *, memory_budget: Union[str, int] = "4
         counts = write_rows(sources, tmp, max_n=settings.max_n, progress=progress)
         del sources
         shutil.rmtree(work)
-        _finish(tmp, settings, doc_ids, counts, extra)
+        _finish(tmp, settings, doc_ids, counts, extra, fmt.FULL)
     return path
 
 
 def _finish(tmp: Path, settings: NgramSettings, doc_ids: List[str], counts: Dict[str, int],
-            extra: Dict[str, int]) -> None:
+            extra: Dict[str, int], layout: str) -> None:
     fmt.dump_json(doc_ids, tmp / fmt.DOC_IDS)
-    files = fmt.file_table(tmp)
+    files = fmt.file_table(tmp, fmt.data_files(layout))
     settings_d = settings.to_dict()
     meta = {
         "format": "spacy-linkguard N-gram index",
         "format_version": fmt.FORMAT_VERSION,
+        "layout": layout,
         "settings": settings_d,
         "counts": {"n_docs": len(doc_ids), **counts, **extra},
         "files": files,
@@ -132,7 +170,7 @@ def _check_target(path: Path) -> None:
             meta = json.loads((path / fmt.META).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             pass
-        others = sorted(p.name for p in path.iterdir() if p.name not in (fmt.META, *fmt.DATA_FILES) or not p.is_file())
+        others = sorted(p.name for p in path.iterdir() if p.name not in (fmt.META, *fmt.ALL_FILES) or not p.is_file())
         if not (path / fmt.META).is_file():
             why = "no meta.json"
         elif not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:

@@ -34,7 +34,7 @@ SAMPLE_ROWS = 4096
 ALWAYS_CRC = (fmt.VOCAB, fmt.DOC_IDS, fmt.STATS)  # the trie: a bad one can crash marisa
 ARRAY_ORDER = (fmt.DF, fmt.NGRAM_N, fmt.REF, fmt.OFFSETS, fmt.POSTINGS)  # most valuable first
 DTYPES = {fmt.DF: np.uint32, fmt.REF: np.uint32, fmt.NGRAM_N: np.uint8, fmt.OFFSETS: np.uint64,
-          fmt.POSTINGS: np.uint8}
+          fmt.POSTINGS: np.uint8, fmt.TOKEN_KEYS: np.uint32, fmt.DOC_TOKENS: np.uint8, fmt.DOC_OFFSETS: np.uint64}
 FORMAT_NAME = "spacy-linkguard N-gram index"
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _HEX8 = re.compile(r"^[0-9a-f]{8}$")
@@ -60,7 +60,7 @@ def read_meta(path: Path) -> Dict[str, Any]:
         raise LinkguardError(Errors.E060.format(path=meta_path, detail=f"{type(e).__name__}: {e}")) from None
     if version > fmt.FORMAT_VERSION:
         raise LinkguardError(Errors.E061.format(path=path, version=version, supported=fmt.FORMAT_VERSION))
-    if version < fmt.FORMAT_VERSION:
+    if version < fmt.OLDEST_READABLE:
         settings = meta.get("settings")
         normalization = settings.get("normalization") if isinstance(settings, dict) else None
         raise LinkguardError(Errors.E072.format(
@@ -91,10 +91,14 @@ def _check_schema(meta: Dict[str, Any]) -> None:
         raise ValueError(f"'format' is {meta.get('format')!r}, not {FORMAT_NAME!r}")
     if not isinstance(meta.get("settings"), dict):
         raise TypeError("'settings' must be an object")
+    if meta["format_version"] >= 3 and meta.get("layout") not in (fmt.FULL, fmt.PRUNED):
+        raise ValueError(f"'layout' is {meta.get('layout')!r}, not {fmt.FULL!r} or {fmt.PRUNED!r}")
+    if meta["format_version"] < 3 and "layout" in meta:
+        raise ValueError("a version 2 index has no 'layout'")
     files, counts = meta["files"], meta["counts"]
     if not isinstance(files, dict) or not isinstance(counts, dict):
         raise TypeError("'files' and 'counts' must be objects")
-    for name in fmt.DATA_FILES:
+    for name in fmt.data_files(fmt.layout_of(meta)):
         info = files.get(name)
         if not isinstance(info, dict):
             raise KeyError(f"'files' has no entry for {name}")
@@ -103,7 +107,7 @@ def _check_schema(meta: Dict[str, Any]) -> None:
             raise TypeError(f"files[{name!r}].bytes must be a byte count, got {size!r}")
         if not (isinstance(sha, str) and _HEX64.match(sha)) or not (isinstance(crc, str) and _HEX8.match(crc)):
             raise TypeError(f"files[{name!r}] has a malformed sha256 or crc32")
-    for key in ("n_docs", "n_ngrams", "n_multi"):
+    for key in ("n_docs", "n_ngrams", "n_multi") + (("n_rows",) if meta["format_version"] >= 3 else ()):
         value = counts.get(key)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise TypeError(f"counts.{key} must be a non-negative integer, got {value!r}")
@@ -117,7 +121,8 @@ def check_files(path: Path, meta: Dict[str, Any], *, verify: bool = False) -> No
     RAISES: E062 (missing), E063 (wrong size), E070 (CRC-32), E064 (SHA-256, verify).
     """
     files = meta["files"]
-    for name in fmt.DATA_FILES:
+    names = fmt.data_files(fmt.layout_of(meta))
+    for name in names:
         fp = path / name
         if not fp.is_file():
             raise LinkguardError(Errors.E062.format(path=path, name=name))
@@ -125,13 +130,13 @@ def check_files(path: Path, meta: Dict[str, Any], *, verify: bool = False) -> No
         if size != files[name]["bytes"]:
             raise LinkguardError(Errors.E063.format(path=fp, detail=f"{size} bytes, meta.json says {files[name]['bytes']}"))
     if verify:
-        for name in fmt.DATA_FILES:
+        for name in names:
             if fmt.sha256_file(path / name) != files[name]["sha256"]:
                 raise LinkguardError(Errors.E064.format(path=path / name))
         return
     budget = QUICK_BYTES
     quick: List[str] = list(ALWAYS_CRC)
-    for name in ARRAY_ORDER:
+    for name in ARRAY_ORDER + ((fmt.TOKEN_KEYS, fmt.DOC_OFFSETS, fmt.DOC_TOKENS) if names == fmt.PRUNED_FILES else ()):
         if files[name]["bytes"] <= budget:
             quick.append(name)
             budget -= files[name]["bytes"]
@@ -154,10 +159,13 @@ def check_arrays(path: Path, meta: Dict[str, Any], arrays: Dict[str, np.ndarray]
     RAISES: E063 naming the first file that is inconsistent.
     """
     counts = meta["counts"]
-    n_docs, n_keys, n_multi = counts["n_docs"], counts["n_ngrams"], counts["n_multi"]
+    n_docs, n_keys, n_multi = counts["n_docs"], counts.get("n_rows", counts["n_ngrams"]), counts["n_multi"]
     max_n = int(meta["settings"]["max_n"])
     by_file = {fmt.DF: arrays["df"], fmt.REF: arrays["ref"], fmt.NGRAM_N: arrays["ngram_n"],
                fmt.OFFSETS: arrays["offsets"], fmt.POSTINGS: arrays["postings"]}
+    if fmt.layout_of(meta) == fmt.PRUNED:
+        by_file.update({fmt.TOKEN_KEYS: arrays["token_keys"], fmt.DOC_TOKENS: arrays["doc_tokens"],
+                        fmt.DOC_OFFSETS: arrays["doc_offsets"]})
     for name, arr in by_file.items():
         if arr.dtype != DTYPES[name] or arr.ndim != 1:
             _bad(path / name, f"dtype {arr.dtype}, {arr.ndim} dimension(s); expected a 1-d {np.dtype(DTYPES[name])} array")
@@ -191,6 +199,32 @@ def check_arrays(path: Path, meta: Dict[str, Any], arrays: Dict[str, np.ndarray]
         o_rows = _rows(len(offsets), False)
     if np.any(np.diff(np.asarray(offsets[o_rows], dtype=np.int64)) < 0):
         _bad(path / fmt.OFFSETS, "the offsets decrease")
+    if fmt.layout_of(meta) == fmt.PRUNED:
+        _check_tokens(path, arrays, n_docs, n_keys, full)
+
+
+def _check_tokens(path: Path, arrays: Dict[str, np.ndarray], n_docs: int, n_keys: int, full: bool) -> None:
+    """The pruned layout's token files: offsets per document, token keys in range."""
+    from .doc_tokens import NO_KEY
+
+    offsets, blob, keys = arrays["doc_offsets"], arrays["doc_tokens"], arrays["token_keys"]
+    if len(offsets) != n_docs + 1 or int(offsets[0]) != 0 or int(offsets[-1]) != len(blob):
+        _bad(path / fmt.DOC_OFFSETS, f"expected {n_docs + 1} offsets from 0 to {len(blob)} (the size of {fmt.DOC_TOKENS})")
+    if np.any(np.diff(np.asarray(offsets[_rows(len(offsets), full)], dtype=np.int64)) < 0):
+        _bad(path / fmt.DOC_OFFSETS, "the offsets decrease")
+    if len(blob) and int(blob[-1]) >= 0x80:
+        _bad(path / fmt.DOC_TOKENS, "the last token is cut off")
+    if not len(keys) or int(keys[0]) != NO_KEY:
+        _bad(path / fmt.TOKEN_KEYS, "rank 0 (segment end) must have no key")
+    sample = np.asarray(keys[1:][_rows(len(keys) - 1, full)], dtype=np.int64)
+    if len(sample) and sample.max() >= n_keys:
+        _bad(path / fmt.TOKEN_KEYS, f"a token names key {sample.max()} of {n_keys}")
+    if full:
+        from .doc_tokens import decode_varints
+
+        ranks = decode_varints(blob)
+        if len(ranks) and ranks.max() >= len(keys):
+            _bad(path / fmt.DOC_TOKENS, f"a token has rank {ranks.max()}, past the {len(keys) - 1} tokens")
 
 
 def _rows(n: int, full: bool) -> np.ndarray:

@@ -37,12 +37,22 @@ class NgramIndex:
         self._blob = arrays["postings"]
         self.doc_ids = doc_ids
         self._doc_numbers: Optional[Dict[str, int]] = None
+        self.layout = fmt.layout_of(meta)
+        self._docs = None
+        if self.layout == fmt.PRUNED:
+            from .pruned_lookup import DocTokens
+
+            self._token_keys = arrays["token_keys"]
+            self._doc_blob = arrays["doc_tokens"]
+            self._doc_offsets = arrays["doc_offsets"]
+            self._docs = DocTokens(self._doc_blob, self._doc_offsets, self._token_keys, trie.restore_key,
+                                   self.settings.max_n)
 
     # ---- construction -------------------------------------------------
     @classmethod
     def build(cls, records: Records, path: Union[str, Path], *, max_n: int = DEFAULT_MAX_N,
               placeholder: str = DEFAULT_PLACEHOLDER, memory_budget: Union[str, int] = "4GB",
-              progress: bool = True, n_process: Optional[int] = None) -> "NgramIndex":
+              progress: bool = True, n_process: Optional[int] = None, full: bool = False) -> "NgramIndex":
         """Build an index of `records` at `path` and return it loaded.
 
         records: Records or {"id", "text"} dicts (e.g. `spacy_linkguard.corpus.iter_records(...)`);
@@ -52,12 +62,15 @@ class NgramIndex:
         memory_budget: working memory for sorting, e.g. "4GB" (more gives fewer, larger runs).
         progress: show progress bars on stderr.
         n_process: tokenizer processes (default: usable CPUs, at most 4; 1 = no subprocess).
+        full: store every N-gram (format version 2's layout) instead of the pruned
+            layout (frequent N-grams and each document's tokens; the same answers).
         RAISES: LinkguardError E050-E058 (see spacy_linkguard/errors.py).
         """
         from .build import build_index
 
         settings = NgramSettings(max_n=max_n, placeholder=placeholder)
-        build_index(records, path, settings, memory_budget=memory_budget, progress=progress, n_process=n_process)
+        build_index(records, path, settings, memory_budget=memory_budget, progress=progress, n_process=n_process,
+                    layout=fmt.FULL if full else fmt.PRUNED)
         return cls.load(path)
 
     def add_documents(self, records: Records, *, memory_budget: Union[str, int] = "4GB",
@@ -94,8 +107,12 @@ class NgramIndex:
         meta = read_meta(path)
         check_files(path, meta, verify=verify)
         arrays = {}
-        for attr, name in (("df", fmt.DF), ("ref", fmt.REF), ("ngram_n", fmt.NGRAM_N),
-                           ("offsets", fmt.OFFSETS), ("postings", fmt.POSTINGS)):
+        named = [("df", fmt.DF), ("ref", fmt.REF), ("ngram_n", fmt.NGRAM_N), ("offsets", fmt.OFFSETS),
+                 ("postings", fmt.POSTINGS)]
+        if fmt.layout_of(meta) == fmt.PRUNED:
+            named += [("token_keys", fmt.TOKEN_KEYS), ("doc_tokens", fmt.DOC_TOKENS),
+                      ("doc_offsets", fmt.DOC_OFFSETS)]
+        for attr, name in named:
             try:
                 arrays[attr] = np.load(path / name, mmap_mode="r", allow_pickle=False)
             except (ValueError, OSError) as e:
@@ -116,6 +133,12 @@ class NgramIndex:
 
     @property
     def n_ngrams(self) -> int:
+        """Distinct N-grams of the collection (stored as rows or not)."""
+        return int(self.meta["counts"]["n_ngrams"])
+
+    @property
+    def n_rows(self) -> int:
+        """N-grams stored as rows (all of them in the full layout)."""
         return len(self._df)
 
     @property
@@ -145,15 +168,47 @@ class NgramIndex:
 
     def key_doc_freqs(self, keys: Sequence[str]) -> np.ndarray:
         """Document frequency (int64) of each key made by `spacy_linkguard.ngrams`; 0 when absent."""
+        if not hasattr(keys, "__len__"):
+            keys = list(keys)
         ids = self.key_ids(keys)
         out = np.zeros(len(ids), dtype=np.int64)
         hit = ids >= 0
         out[hit] = self._df[ids[hit]]
+        if self._docs is not None and not hit.all():
+            miss = np.flatnonzero(~hit)
+            out[miss] = self._resolve([keys[i] for i in miss.tolist()]) >= 0
         return out
 
     def key_postings(self, keys: Sequence[str]) -> List[BitMap]:
         """Document numbers containing each key; an empty BitMap when absent."""
-        return [self._postings_of(int(i)) for i in self.key_ids(keys)]
+        if not hasattr(keys, "__len__"):
+            keys = list(keys)
+        ids = self.key_ids(keys)
+        out = [self._postings_of(int(i)) for i in ids]
+        if self._docs is not None:
+            miss = np.flatnonzero(ids < 0)
+            for i, d in zip(miss.tolist(), self._resolve([keys[i] for i in miss.tolist()]).tolist()):
+                if d >= 0:
+                    out[i] = BitMap([d])
+        return out
+
+    def _resolve(self, keys: List[str]) -> np.ndarray:
+        """Pruned layout: the one document (or -1) of keys that are not rows (pruned_lookup.py)."""
+        from .pruned_lookup import ABSENT, FREQUENT, resolve_misses
+
+        get, df, ref = self._get, self._df, self._ref
+
+        def probe(key: str) -> int:
+            row = get(key, -1)
+            if row < 0:
+                return ABSENT
+            return int(ref[row]) if df[row] == 1 else FREQUENT
+
+        docs = resolve_misses(keys, probe, self._docs, self.settings.max_n)
+        if len(docs) and int(docs.max()) >= len(self.doc_ids):
+            raise LinkguardError(Errors.E063.format(path=self.path / fmt.REF,
+                                                    detail=f"a key resolves to document {int(docs.max())}"))
+        return docs
 
     def key_posting_arrays(self, keys: Sequence[str]) -> List[np.ndarray]:
         """`key_postings` as sorted int64 arrays (the detector's batch path:
@@ -161,6 +216,8 @@ class NgramIndex:
 
         RAISES: E063 when a posting list is damaged (as `key_postings`).
         """
+        if not hasattr(keys, "__len__"):
+            keys = list(keys)
         ids = self.key_ids(keys)
         present = ids >= 0
         rows = ids[present]
@@ -173,6 +230,11 @@ class NgramIndex:
             return [self._postings_of(bad)]  # raises E063 with the row named
         empty = np.zeros(0, dtype=np.int64)
         out: List[np.ndarray] = [empty] * len(ids)
+        if self._docs is not None and not present.all():
+            miss = np.flatnonzero(~present)
+            for i, d in zip(miss.tolist(), self._resolve([keys[i] for i in miss.tolist()]).tolist()):
+                if d >= 0:
+                    out[i] = np.asarray([d], dtype=np.int64)
         where = np.nonzero(present)[0]
         for i, doc in zip(where[single].tolist(), ref[single].tolist()):
             out[i] = np.asarray([doc], dtype=np.int64)
@@ -245,7 +307,7 @@ class NgramIndex:
         return index_stats(self)
 
     def as_source(self) -> Source:
-        """The rows of this index in key-id order (for merging)."""
+        """The rows of this index in key-id order (for merging a full-layout index)."""
         trie = self._trie
         return Source(keys=lambda: (trie.restore_key(i) for i in range(len(trie))), df=self._df,
                       ref=self._ref, ngram_n=self._n, offsets=self._offsets, blob=self._blob,

@@ -69,10 +69,13 @@ def _canonical(bm: BitMap) -> bytes:
     return serialize_docs(bm.to_array())
 
 
-def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool = False) -> Dict[str, int]:
+def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool = False,
+               pruned_by_n: Optional[Dict[int, int]] = None) -> Dict[str, int]:
     """Write vocab.marisa, df/ref/ngram_n/postings files and stats.json into `out`.
 
-    RETURNS (dict): counts (n_ngrams, n_multi, n_postings).
+    pruned_by_n: the pruned layout's N-grams not in the rows (each with df 1),
+        counted per N in n_ngrams, n_postings and the histogram.
+    RETURNS (dict): counts (n_ngrams, n_rows, n_pruned, n_multi, n_postings).
     """
     from tqdm import tqdm
 
@@ -167,14 +170,21 @@ def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool =
         blob[o : o + len(data)] = np.frombuffer(data, dtype=np.uint8)
 
     hist = df_histogram(df, ngram_n, max_n)
+    n_pruned = sum((pruned_by_n or {}).values())
+    for n, count in (pruned_by_n or {}).items():
+        if count:
+            pairs = dict(map(tuple, hist.get(n, [])))
+            pairs[1] = pairs.get(1, 0) + count
+            hist[n] = [[k, c] for k, c in sorted(pairs.items())]
     fmt.dump_json({"df_histogram": fmt.histogram_to_json(hist)}, out / fmt.STATS)
-    n_postings = int(df[:].sum(dtype=np.int64))
+    n_postings = int(df[:].sum(dtype=np.int64)) + n_pruned
     for arr in (df, ngram_n, ref, blob):
         arr.flush()
     bar.update(1)
     bar.close()
     del df, ngram_n, ref, blob
-    return {"n_ngrams": int(n_keys), "n_multi": int(n_multi), "n_postings": n_postings}
+    return {"n_ngrams": int(n_keys) + n_pruned, "n_rows": int(n_keys), "n_pruned": n_pruned,
+            "n_multi": int(n_multi), "n_postings": n_postings}
 
 
 def new_array(path: Path, dtype, shape: tuple) -> np.ndarray:
