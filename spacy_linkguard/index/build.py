@@ -74,7 +74,7 @@ def _write_pruned(stream, work: Path, tmp: Path, settings: NgramSettings, progre
 
     rows = build_pruned_rows(stream, work, max_n=settings.max_n, progress=progress)
     counts = write_rows([rows.source], tmp, max_n=settings.max_n, progress=progress,
-                        pruned_by_n=rows.pruned_by_n)
+                        pruned_by_n=rows.pruned_by_n, compact=True)
     write_token_files(tmp, rows.rank_order, stream.vocab, rows.doc_bytes, rows.doc_offsets)
     return counts
 

@@ -26,7 +26,10 @@ ids, so that every other N-gram is answered exactly (spacy_linkguard/index/prune
 | `doc_tokens.npy` | uint8: every document's token ranks (ranked by df, most frequent first), LEB128 varints, 0 ends a segment |
 | `doc_offsets.npy` | uint64, n_docs + 1 byte offsets into `doc_tokens.npy` |
 
-In the pruned layout `counts.n_rows` is the number of keys in the files and
+In the pruned layout `postings.npy` holds delta-varint lists instead of Roaring
+bitmaps (spacy_linkguard/index/postings_codec.py), `postings_offsets.npy` is
+uint32 while the postings are under 4 GiB, `df.npy` is uint16 while every df
+is under 65,536, and there is no `ngram_n.npy` (a key's N is its spaces + 1). `counts.n_rows` is the number of keys in the files and
 `counts.n_ngrams` the number of distinct N-grams of the collection (kept and
 pruned); the histogram in `stats.json` counts all of them. The *full* layout
 (`--full`, and every version 2 index, which still loads) stores every N-gram.
@@ -70,8 +73,8 @@ DOC_TOKENS = "doc_tokens.npy"
 DOC_OFFSETS = "doc_offsets.npy"
 # Every file listed in meta.json's "files" (meta.json itself is not).
 DATA_FILES = (DOC_IDS, VOCAB, DF, REF, NGRAM_N, OFFSETS, POSTINGS, STATS)
-PRUNED_FILES = DATA_FILES + (TOKEN_KEYS, DOC_TOKENS, DOC_OFFSETS)
-ALL_FILES = PRUNED_FILES
+PRUNED_FILES = tuple(f for f in DATA_FILES if f != NGRAM_N) + (TOKEN_KEYS, DOC_TOKENS, DOC_OFFSETS)
+ALL_FILES = DATA_FILES + (TOKEN_KEYS, DOC_TOKENS, DOC_OFFSETS)
 
 
 def layout_of(meta: Dict[str, Any]) -> str:

@@ -136,7 +136,7 @@ def check_files(path: Path, meta: Dict[str, Any], *, verify: bool = False) -> No
         return
     budget = QUICK_BYTES
     quick: List[str] = list(ALWAYS_CRC)
-    for name in ARRAY_ORDER + ((fmt.TOKEN_KEYS, fmt.DOC_OFFSETS, fmt.DOC_TOKENS) if names == fmt.PRUNED_FILES else ()):
+    for name in [n for n in ARRAY_ORDER if n in names] + ([fmt.TOKEN_KEYS, fmt.DOC_OFFSETS, fmt.DOC_TOKENS] if names == fmt.PRUNED_FILES else []):
         if files[name]["bytes"] <= budget:
             quick.append(name)
             budget -= files[name]["bytes"]
@@ -161,12 +161,17 @@ def check_arrays(path: Path, meta: Dict[str, Any], arrays: Dict[str, np.ndarray]
     counts = meta["counts"]
     n_docs, n_keys, n_multi = counts["n_docs"], counts.get("n_rows", counts["n_ngrams"]), counts["n_multi"]
     max_n = int(meta["settings"]["max_n"])
-    by_file = {fmt.DF: arrays["df"], fmt.REF: arrays["ref"], fmt.NGRAM_N: arrays["ngram_n"],
-               fmt.OFFSETS: arrays["offsets"], fmt.POSTINGS: arrays["postings"]}
-    if fmt.layout_of(meta) == fmt.PRUNED:
+    by_file = {fmt.DF: arrays["df"], fmt.REF: arrays["ref"], fmt.OFFSETS: arrays["offsets"],
+               fmt.POSTINGS: arrays["postings"]}
+    if fmt.layout_of(meta) == fmt.FULL:
+        by_file[fmt.NGRAM_N] = arrays["ngram_n"]
+    else:
         by_file.update({fmt.TOKEN_KEYS: arrays["token_keys"], fmt.DOC_TOKENS: arrays["doc_tokens"],
                         fmt.DOC_OFFSETS: arrays["doc_offsets"]})
+    pruned = fmt.layout_of(meta) == fmt.PRUNED
     for name, arr in by_file.items():
+        if pruned and arr.ndim == 1 and (name, arr.dtype) in ((fmt.OFFSETS, np.uint32), (fmt.DF, np.uint16)):
+            continue  # the pruned layout's narrow arrays (format.py)
         if arr.dtype != DTYPES[name] or arr.ndim != 1:
             _bad(path / name, f"dtype {arr.dtype}, {arr.ndim} dimension(s); expected a 1-d {np.dtype(DTYPES[name])} array")
     if not (isinstance(doc_ids, list) and len(doc_ids) == n_docs and all(isinstance(d, str) for d in doc_ids)):
@@ -174,7 +179,7 @@ def check_arrays(path: Path, meta: Dict[str, Any], arrays: Dict[str, np.ndarray]
     if n_trie != n_keys:
         _bad(path / fmt.VOCAB, f"{n_trie} keys, meta.json says {n_keys}")
     for name in (fmt.DF, fmt.REF, fmt.NGRAM_N):
-        if len(by_file[name]) != n_keys:
+        if name in by_file and len(by_file[name]) != n_keys:
             _bad(path / name, f"{len(by_file[name])} rows, meta.json says {n_keys} N-grams")
     offsets, blob = arrays["offsets"], arrays["postings"]
     if len(offsets) != n_multi + 1:
@@ -185,7 +190,7 @@ def check_arrays(path: Path, meta: Dict[str, Any], arrays: Dict[str, np.ndarray]
     df = np.asarray(arrays["df"][rows], dtype=np.int64)
     if len(df) and (df.min() < 1 or df.max() > n_docs):
         _bad(path / fmt.DF, f"document frequencies must be 1..{n_docs}, found {df.min()}..{df.max()}")
-    n = np.asarray(arrays["ngram_n"][rows], dtype=np.int64)
+    n = np.asarray(arrays["ngram_n"][rows], dtype=np.int64) if not pruned else np.ones(0, dtype=np.int64)
     if len(n) and (n.min() < 1 or n.max() > max_n):
         _bad(path / fmt.NGRAM_N, f"N-gram lengths must be 1..{max_n}, found {n.min()}..{n.max()}")
     ref = np.asarray(arrays["ref"][rows], dtype=np.int64)

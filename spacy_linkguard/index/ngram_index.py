@@ -32,7 +32,7 @@ class NgramIndex:
         self._get = trie.get
         self._df = arrays["df"]
         self._ref = arrays["ref"]
-        self._n = arrays["ngram_n"]
+        self._n = arrays.get("ngram_n")  # not in the pruned layout
         self._offsets = arrays["offsets"]
         self._blob = arrays["postings"]
         self.doc_ids = doc_ids
@@ -107,9 +107,10 @@ class NgramIndex:
         meta = read_meta(path)
         check_files(path, meta, verify=verify)
         arrays = {}
-        named = [("df", fmt.DF), ("ref", fmt.REF), ("ngram_n", fmt.NGRAM_N), ("offsets", fmt.OFFSETS),
-                 ("postings", fmt.POSTINGS)]
-        if fmt.layout_of(meta) == fmt.PRUNED:
+        named = [("df", fmt.DF), ("ref", fmt.REF), ("offsets", fmt.OFFSETS), ("postings", fmt.POSTINGS)]
+        if fmt.layout_of(meta) == fmt.FULL:
+            named.append(("ngram_n", fmt.NGRAM_N))
+        else:
             named += [("token_keys", fmt.TOKEN_KEYS), ("doc_tokens", fmt.DOC_TOKENS),
                       ("doc_offsets", fmt.DOC_OFFSETS)]
         for attr, name in named:
@@ -241,6 +242,24 @@ class NgramIndex:
         lists = ref[~single]
         if len(lists) and int(lists.max()) + 1 >= len(self._offsets):
             return [self._postings_of(int(rows[~single][np.argmax(lists + 1 >= len(self._offsets))]))]
+        if self._docs is not None:  # pruned layout: delta-varint lists, decoded together
+            from .postings_codec import decode_delta_varint_many
+
+            starts_a = np.asarray(self._offsets[lists], dtype=np.int64)
+            ends_a = np.asarray(self._offsets[lists + 1], dtype=np.int64)
+            if np.any(ends_a < starts_a) or (len(ends_a) and int(ends_a.max()) > len(self._blob)):
+                return [self._postings_of(int(rows[~single][np.argmax((ends_a < starts_a) | (ends_a > len(self._blob)))]))]
+            lists_docs, counts = decode_delta_varint_many(self._blob, starts_a, ends_a)
+            dfs = df[~single]
+            bad = counts != dfs
+            if not bad.any():
+                bad = np.asarray([len(x) and (int(x[-1]) >= n_docs or (len(x) > 1 and int(np.diff(x).min()) < 1))
+                                  for x in lists_docs], dtype=bool)
+            if bad.any():
+                return [self._postings_of(int(rows[~single][np.argmax(bad)]))]
+            for i, docs in zip(where[~single].tolist(), lists_docs):
+                out[i] = docs
+            return out
         starts = np.asarray(self._offsets[lists], dtype=np.int64).tolist()
         ends = np.asarray(self._offsets[lists + 1], dtype=np.int64).tolist()
         blob = self._blob
@@ -267,7 +286,17 @@ class NgramIndex:
         if j + 1 >= len(self._offsets):
             raise LinkguardError(Errors.E063.format(
                 path=self.path / fmt.REF, detail=f"row {row} names posting list {j} of {len(self._offsets) - 1}"))
-        data = self._blob[int(self._offsets[j]) : int(self._offsets[j + 1])].tobytes()
+        a, b = int(self._offsets[j]), int(self._offsets[j + 1])
+        if self._docs is not None:  # pruned layout: one delta-varint list
+            from .postings_codec import decode_delta_varint
+
+            docs = decode_delta_varint(self._blob[a:b]) if a <= b <= len(self._blob) else np.zeros(0, np.int64)
+            if len(docs) != int(self._df[row]) or int(docs[-1]) >= len(self.doc_ids) or np.any(np.diff(docs) < 1) \
+                    or (b > a and int(self._blob[b - 1]) >= 0x80):
+                raise LinkguardError(Errors.E063.format(
+                    path=self.path / fmt.POSTINGS, detail=f"the posting list of row {row} disagrees with df.npy or names no document"))
+            return BitMap(docs.tolist())
+        data = self._blob[a:b].tobytes()
         try:
             bm = BitMap.deserialize(data)
         except Exception as e:  # pyroaring validates the bytes and raises on damage

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..errors import Errors, LinkguardError
 from .doc_tokens import SEGMENT_END, encode_varints
+from .postings_codec import DELTA_VARINT
 from .runs import (
     MAX_ATTEMPTS,
     HashCollision,
@@ -76,7 +77,7 @@ def _levels(stream: TokenStream, workdir: Path, *, max_n: int, seed: np.uint64, 
     del idx
     doc = np.repeat(np.arange(stream.n_docs, dtype=np.uint32), np.diff(stream.doc_starts))
     keytext = _KeyText(stream.vocab, t)
-    sink = RowSink(workdir, keytext, max_n)
+    sink = RowSink(workdir, keytext, max_n, encoding=DELTA_VARINT)
     pruned: Dict[int, int] = {}
     kept: Dict[int, int] = {}
     unigram_df = np.zeros(len(stream.vocab), dtype=np.int64)

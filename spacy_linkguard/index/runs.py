@@ -283,7 +283,10 @@ class RowSink:
     """Index rows (key text, df, ref, N, Roaring bitmaps) appended group by group
     to files in `workdir`; `close()` gives them as a Source in append order."""
 
-    def __init__(self, workdir: Path, keytext: "_KeyText", max_n: int):
+    def __init__(self, workdir: Path, keytext: "_KeyText", max_n: int, encoding: str = "roaring"):
+        from .postings_codec import ENCODERS
+
+        self.encode = ENCODERS[encoding]
         self.keys_path = workdir / "keys.txt"
         self.keys_f = open(self.keys_path, "wb")
         self.df = _Appender(workdir / "rows.df", np.uint32)
@@ -295,8 +298,8 @@ class RowSink:
 
     def add(self, h: np.ndarray, doc: np.ndarray, pos: np.ndarray, n: np.ndarray) -> None:
         """Rows of occurrences sorted by hash, then document, one per (hash, document)."""
-        from .writer import serialize_docs
-
+        if not len(h):
+            return
         keytext = self.keytext
         first = np.flatnonzero(np.concatenate([[True], h[1:] != h[:-1]]))
         df = np.diff(np.append(first, len(h))).astype(np.uint32)
@@ -308,21 +311,14 @@ class RowSink:
         if len(multi):
             ref[multi] = np.arange(self.n_multi, self.n_multi + len(multi), dtype=np.uint32)
             self.n_multi += len(multi)
-            lens = []
-            chunks = []
             for a in range(0, len(multi), KEY_CHUNK):
                 sel = multi[a : a + KEY_CHUNK]
                 starts, dfs = first[sel], df[sel].astype(np.int64)
-                # the documents of these groups only, as Python ints, a chunk at a time
-                flat = doc[np.repeat(starts - (np.cumsum(dfs) - dfs), dfs) + np.arange(int(dfs.sum()))].tolist()
-                o = 0
-                for d in dfs.tolist():
-                    data = serialize_docs(flat[o : o + d])
-                    o += d
-                    chunks.append(data)
-                    lens.append(len(data))
-            self.blob.add(np.frombuffer(b"".join(chunks), dtype=np.uint8))
-            self.offsets.extend((self.offsets[-1] + np.cumsum(lens)).tolist())
+                # the documents of these groups only, a chunk at a time
+                flat = doc[np.repeat(starts - (np.cumsum(dfs) - dfs), dfs) + np.arange(int(dfs.sum()))]
+                data, lens = self.encode(flat, dfs)
+                self.blob.add(data)
+                self.offsets.extend((self.offsets[-1] + np.cumsum(lens)).tolist())
         self.df.add(df)
         self.ref.add(ref)
         self.n.add(n[first])

@@ -70,11 +70,13 @@ def _canonical(bm: BitMap) -> bytes:
 
 
 def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool = False,
-               pruned_by_n: Optional[Dict[int, int]] = None) -> Dict[str, int]:
+               pruned_by_n: Optional[Dict[int, int]] = None, compact: bool = False) -> Dict[str, int]:
     """Write vocab.marisa, df/ref/ngram_n/postings files and stats.json into `out`.
 
     pruned_by_n: the pruned layout's N-grams not in the rows (each with df 1),
         counted per N in n_ngrams, n_postings and the histogram.
+    compact: the pruned layout's narrower files: df.npy as uint16 and
+        postings_offsets.npy as uint32 where the values fit, no ngram_n.npy.
     RETURNS (dict): counts (n_ngrams, n_rows, n_pruned, n_multi, n_postings).
     """
     from tqdm import tqdm
@@ -97,8 +99,9 @@ def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool =
     bar.update(1)
     del trie
 
-    df = new_array(out / fmt.DF, dtype=np.uint32, shape=(n_keys,))
-    ngram_n = new_array(out / fmt.NGRAM_N, dtype=np.uint8, shape=(n_keys,))
+    df = new_array(out / (fmt.DF + ".u32" if compact else fmt.DF), dtype=np.uint32, shape=(n_keys,))
+    ngram_n = (np.zeros(n_keys, dtype=np.uint8) if compact
+               else new_array(out / fmt.NGRAM_N, dtype=np.uint8, shape=(n_keys,)))
     ref = new_array(out / fmt.REF, dtype=np.uint32, shape=(n_keys,))
     df[:] = 0
     seen = np.zeros(n_keys, dtype=np.uint8)
@@ -160,7 +163,10 @@ def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool =
     offsets = np.zeros(n_multi + 1, dtype=np.uint64)
     np.cumsum(lengths, out=offsets[1:])
     del lengths
-    np.save(out / fmt.OFFSETS, offsets)
+    if compact and offsets[-1] < 2**32:
+        np.save(out / fmt.OFFSETS, offsets.astype(np.uint32))
+    else:
+        np.save(out / fmt.OFFSETS, offsets)
     blob = new_array(out / fmt.POSTINGS, dtype=np.uint8, shape=(int(offsets[-1]),))
     for s, j_dst, starts, lens in moves:
         copy_ranges(blob, offsets[j_dst].astype(np.int64), s.blob, starts, lens)
@@ -178,8 +184,16 @@ def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool =
             hist[n] = [[k, c] for k, c in sorted(pairs.items())]
     fmt.dump_json({"df_histogram": fmt.histogram_to_json(hist)}, out / fmt.STATS)
     n_postings = int(df[:].sum(dtype=np.int64)) + n_pruned
-    for arr in (df, ngram_n, ref, blob):
+    for arr in (df, ref, blob) if compact else (df, ngram_n, ref, blob):
         arr.flush()
+    if compact:
+        narrow = np.uint16 if n_keys == 0 or int(df.max()) < 2**16 else np.uint32
+        small = new_array(out / fmt.DF, dtype=narrow, shape=(n_keys,))
+        for a, b in _row_chunks(n_keys):
+            small[a:b] = df[a:b]
+        small.flush()
+        del small
+        os.unlink(out / (fmt.DF + ".u32"))
     bar.update(1)
     bar.close()
     del df, ngram_n, ref, blob

@@ -147,11 +147,11 @@ def test_corrupt_meta(built, tmp_path):
         NgramIndex.load(bad)
 
 
-@pytest.mark.parametrize("name", list(fmt.PRUNED_FILES))
+@pytest.mark.parametrize("name", list(fmt.ALL_FILES))
 def test_missing_file(built, tmp_path, name):
     bad = copy_index(built[1], tmp_path / "bad")
     if not (bad / name).exists():
-        assert name not in fmt.DATA_FILES  # the token files of the pruned layout
+        assert name not in fmt.data_files(NgramIndex.load(built[1]).layout)
         return
     (bad / name).unlink()
     with pytest.raises(LinkguardError, match=f"E062.*{name}"):

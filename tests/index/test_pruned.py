@@ -98,3 +98,33 @@ def test_pruned_add_documents_equals_rebuild(tmp_path, splits):
     for a, b in zip(splits, list(splits[1:]) + [60]):
         idx = idx.add_documents(docs[a:b], progress=False)
     assert file_bytes(tmp_path / "inc") == file_bytes(tmp_path / "all")
+
+
+def test_damaged_pruned_postings_are_refused(tmp_path):
+    """A posting list whose bytes were changed (same size, CRC-32 sums recomputed
+    so that only the value checks stand) gives E063, never a wrong answer."""
+    import json
+
+    from spacy_linkguard.errors import LinkguardError
+    from spacy_linkguard.index import format as fmt
+
+    docs = random_corpus(seed=2, n_docs=30)
+    idx = NgramIndex.build(docs, tmp_path / "p", progress=False)
+    assert idx._df.dtype == np.uint16 and idx._offsets.dtype == np.uint32
+    keys = [idx._trie.restore_key(i) for i in range(idx.n_rows)]
+    multi = [k for k, d in zip(keys, idx.key_doc_freqs(keys).tolist()) if d >= 2]
+    blob = bytearray((tmp_path / "p" / fmt.POSTINGS).read_bytes())
+    header = len(blob) - idx._blob.nbytes
+    blob[header + int(idx._offsets[-1]) - 1] |= 0x80  # the last list loses its last value's end
+    (tmp_path / "p" / fmt.POSTINGS).write_bytes(bytes(blob))
+    meta = json.loads((tmp_path / "p" / fmt.META).read_text())
+    meta["files"][fmt.POSTINGS]["crc32"] = fmt.crc32_file(tmp_path / "p" / fmt.POSTINGS)
+    meta["files"][fmt.POSTINGS]["sha256"] = fmt.sha256_file(tmp_path / "p" / fmt.POSTINGS)
+    meta["checksum"] = fmt.content_checksum(meta["settings"], meta["files"])
+    meta["meta_sha256"] = fmt.meta_checksum(meta)
+    (tmp_path / "p" / fmt.META).write_text(json.dumps(meta))
+    bad = NgramIndex.load(tmp_path / "p")
+    with pytest.raises(LinkguardError, match="E063"):
+        bad.key_posting_arrays(multi)
+    with pytest.raises(LinkguardError, match="E063"):
+        bad.key_postings(multi)
