@@ -23,6 +23,8 @@ def build_index_cmd(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars on stderr."),
     full: bool = typer.Option(False, "--full", help="Store every N-gram (format 2's layout) instead of the "
                               "pruned layout (frequent N-grams plus each document's tokens; the same answers)."),
+    shards: Optional[int] = typer.Option(None, "--shards", help="Write a sharded index of this many shards "
+                                         "(split by a hash of the key; NgramIndex.load opens it the same way)."),
 ) -> None:
     """Build the N-gram index of a corpus (every 1..max_n-gram -> its documents)."""
     from ..corpus import count_lines, iter_records
@@ -32,7 +34,7 @@ def build_index_cmd(
     try:
         records = _Sized(iter_records(corpus), count_lines(corpus)) if corpus.is_file() else iter_records(corpus)
         idx = NgramIndex.build(records, out_dir, max_n=max_n, placeholder=placeholder,
-                               memory_budget=memory_budget, progress=progress, full=full)
+                               memory_budget=memory_budget, progress=progress, full=full, shards=shards)
     except LinkguardError as e:
         _fail(e)
     typer.echo(f"Indexed {idx.n_docs:,} documents, {idx.n_ngrams:,} distinct N-grams -> {out_dir}")
@@ -93,6 +95,8 @@ def index_stats_cmd(
     typer.echo(f"tokens       {stats['n_tokens']:,}")
     typer.echo(f"N-grams      {stats['n_ngrams']:,}  (max_n {stats['settings']['max_n']}, "
                f"placeholder {stats['settings']['placeholder']})")
+    if stats["n_shards"] > 1 or stats["layout"] == "sharded":
+        typer.echo(f"shards       {stats['n_shards']}  (split by crc32 of the key)")
     share = stats["n_rows"] / stats["n_ngrams"] if stats["n_ngrams"] else 0.0
     typer.echo(f"layout       {stats['layout']}: {stats['n_rows']:,} kept as rows ({share:.1%}), "
                f"{stats['n_pruned']:,} pruned (answered from the documents' tokens)")

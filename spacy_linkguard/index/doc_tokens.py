@@ -68,10 +68,14 @@ def doc_words(ranks: np.ndarray, words: List[str]) -> List[List[str]]:
 
 
 def write_token_files(out: Path, rank_order: np.ndarray, vocab: List[str], doc_bytes: np.ndarray,
-                      doc_offsets: np.ndarray) -> None:
-    """token_keys.npy, doc_tokens.npy, doc_offsets.npy into `out` (after vocab.marisa)."""
+                      doc_offsets: np.ndarray, *, words: bool = False) -> None:
+    """token_keys.npy, doc_tokens.npy, doc_offsets.npy into `out`: token keys are
+    key ids of `out`/vocab.marisa (written before), or with `words` of a trie of
+    the unigrams written here as words.marisa (a sharded index's documents)."""
+    if words:
+        marisa_trie.Trie(vocab).save(str(out / fmt.WORDS))
     trie = marisa_trie.Trie()
-    trie.mmap(str(out / fmt.VOCAB))
+    trie.mmap(str(out / (fmt.WORDS if words else fmt.VOCAB)))
     key_id = trie.key_id
     keys = np.empty(len(rank_order) + 1, dtype=np.uint32)
     keys[0] = NO_KEY
@@ -86,7 +90,7 @@ def index_token_stream(index, path: Path) -> TokenStream:
     """The documents of a pruned index as a token stream at `path` (token id = rank - 1),
     as `tokenize_records` would have made it (for adding documents)."""
     ranks = decode_varints(index._doc_blob)
-    vocab = [index._trie.restore_key(int(k)) for k in np.asarray(index._token_keys[1:]).tolist()]
+    vocab = index._token_words()
     tokens = np.where(ranks == SEGMENT_END, SENTINEL, ranks - 1).astype(np.uint32)
     tokens.tofile(path)
     # byte offsets -> token positions: the number of values decoded before each document

@@ -59,6 +59,11 @@ from typing import Any, Dict, Iterable, List, Union
 FORMAT_VERSION = 3
 OLDEST_READABLE = 2
 FULL, PRUNED = "full", "pruned"
+# Parts of a sharded index (spacy_linkguard/index/shards.py): a folder with
+# manifest.json, shard folders of rows, and one folder of the documents' tokens.
+SHARD, DOCUMENTS = "shard", "documents"
+MANIFEST = "manifest.json"
+WORDS = "words.marisa"
 META = "meta.json"
 DOC_IDS = "doc_ids.json"
 VOCAB = "vocab.marisa"
@@ -82,9 +87,13 @@ def layout_of(meta: Dict[str, Any]) -> str:
     return meta.get("layout", FULL)
 
 
+SHARD_FILES = (DOC_IDS, VOCAB, DF, REF, OFFSETS, POSTINGS, STATS)
+DOCUMENT_FILES = (DOC_IDS, WORDS, TOKEN_KEYS, DOC_TOKENS, DOC_OFFSETS)
+
+
 def data_files(layout: str) -> tuple:
-    """The files of an index of this layout (besides meta.json)."""
-    return PRUNED_FILES if layout == PRUNED else DATA_FILES
+    """The files of an index (or index part) of this layout (besides meta.json)."""
+    return {PRUNED: PRUNED_FILES, SHARD: SHARD_FILES, DOCUMENTS: DOCUMENT_FILES}.get(layout, DATA_FILES)
 
 
 def sha256_file(path: Union[str, Path], block: int = 1 << 22) -> str:

@@ -91,8 +91,9 @@ def _check_schema(meta: Dict[str, Any]) -> None:
         raise ValueError(f"'format' is {meta.get('format')!r}, not {FORMAT_NAME!r}")
     if not isinstance(meta.get("settings"), dict):
         raise TypeError("'settings' must be an object")
-    if meta["format_version"] >= 3 and meta.get("layout") not in (fmt.FULL, fmt.PRUNED):
-        raise ValueError(f"'layout' is {meta.get('layout')!r}, not {fmt.FULL!r} or {fmt.PRUNED!r}")
+    layouts = (fmt.FULL, fmt.PRUNED, fmt.SHARD, fmt.DOCUMENTS)
+    if meta["format_version"] >= 3 and meta.get("layout") not in layouts:
+        raise ValueError(f"'layout' is {meta.get('layout')!r}, not one of {', '.join(map(repr, layouts))}")
     if meta["format_version"] < 3 and "layout" in meta:
         raise ValueError("a version 2 index has no 'layout'")
     files, counts = meta["files"], meta["counts"]
@@ -135,7 +136,7 @@ def check_files(path: Path, meta: Dict[str, Any], *, verify: bool = False) -> No
                 raise LinkguardError(Errors.E064.format(path=path / name))
         return
     budget = QUICK_BYTES
-    quick: List[str] = list(ALWAYS_CRC)
+    quick: List[str] = [n for n in ALWAYS_CRC + (fmt.WORDS,) if n in names]
     for name in [n for n in ARRAY_ORDER if n in names] + ([fmt.TOKEN_KEYS, fmt.DOC_OFFSETS, fmt.DOC_TOKENS] if names == fmt.PRUNED_FILES else []):
         if files[name]["bytes"] <= budget:
             quick.append(name)
@@ -144,7 +145,7 @@ def check_files(path: Path, meta: Dict[str, Any], *, verify: bool = False) -> No
         crc = files[name].get("crc32")
         if crc is not None:
             ok = fmt.crc32_file(path / name) == crc
-        elif name in ALWAYS_CRC:  # an index built before CRC-32 sums: the slower SHA-256
+        elif name in ALWAYS_CRC + (fmt.WORDS,):  # an index built before CRC-32 sums: the slower SHA-256
             ok = fmt.sha256_file(path / name) == files[name]["sha256"]
         else:
             continue
@@ -163,12 +164,13 @@ def check_arrays(path: Path, meta: Dict[str, Any], arrays: Dict[str, np.ndarray]
     max_n = int(meta["settings"]["max_n"])
     by_file = {fmt.DF: arrays["df"], fmt.REF: arrays["ref"], fmt.OFFSETS: arrays["offsets"],
                fmt.POSTINGS: arrays["postings"]}
-    if fmt.layout_of(meta) == fmt.FULL:
+    layout = fmt.layout_of(meta)
+    if layout == fmt.FULL:
         by_file[fmt.NGRAM_N] = arrays["ngram_n"]
-    else:
+    elif layout == fmt.PRUNED:
         by_file.update({fmt.TOKEN_KEYS: arrays["token_keys"], fmt.DOC_TOKENS: arrays["doc_tokens"],
                         fmt.DOC_OFFSETS: arrays["doc_offsets"]})
-    pruned = fmt.layout_of(meta) == fmt.PRUNED
+    pruned = layout in (fmt.PRUNED, fmt.SHARD)  # narrow arrays, no ngram_n.npy
     for name, arr in by_file.items():
         if pruned and arr.ndim == 1 and (name, arr.dtype) in ((fmt.OFFSETS, np.uint32), (fmt.DF, np.uint16)):
             continue  # the pruned layout's narrow arrays (format.py)
@@ -204,8 +206,25 @@ def check_arrays(path: Path, meta: Dict[str, Any], arrays: Dict[str, np.ndarray]
         o_rows = _rows(len(offsets), False)
     if np.any(np.diff(np.asarray(offsets[o_rows], dtype=np.int64)) < 0):
         _bad(path / fmt.OFFSETS, "the offsets decrease")
-    if fmt.layout_of(meta) == fmt.PRUNED:
+    if layout == fmt.PRUNED:
         _check_tokens(path, arrays, n_docs, n_keys, full)
+
+
+def check_documents(path: Path, meta: Dict[str, Any], arrays: Dict[str, np.ndarray], n_words: int,
+                    doc_ids: Any, *, full: bool = False) -> None:
+    """The documents part of a sharded index: ids, token files, words trie size.
+
+    RAISES: E063 naming the first file that is inconsistent.
+    """
+    n_docs = meta["counts"]["n_docs"]
+    for name, key in ((fmt.TOKEN_KEYS, "token_keys"), (fmt.DOC_TOKENS, "doc_tokens"), (fmt.DOC_OFFSETS, "doc_offsets")):
+        if arrays[key].dtype != DTYPES[name] or arrays[key].ndim != 1:
+            _bad(path / name, f"dtype {arrays[key].dtype}; expected a 1-d {np.dtype(DTYPES[name])} array")
+    if not (isinstance(doc_ids, list) and len(doc_ids) == n_docs and all(isinstance(d, str) for d in doc_ids)):
+        _bad(path / fmt.DOC_IDS, f"expected a list of {n_docs} string ids")
+    if n_words != len(arrays["token_keys"]) - 1:
+        _bad(path / fmt.WORDS, f"{n_words} words for {len(arrays['token_keys']) - 1} tokens")
+    _check_tokens(path, arrays, n_docs, n_words, full)
 
 
 def _check_tokens(path: Path, arrays: Dict[str, np.ndarray], n_docs: int, n_keys: int, full: bool) -> None:

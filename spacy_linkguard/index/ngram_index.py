@@ -16,7 +16,41 @@ from .writer import Source
 Records = Iterable[Union[Record, Dict[str, Any]]]
 
 
-class NgramIndex:
+class TextLookups:
+    """Lookups by phrase and by corpus id, on top of the key lookups of an index class."""
+
+    def key(self, text: str) -> str:
+        """The key of a phrase, tokenized the index's way (E004/E005 if not one N-gram)."""
+        return query_key(text, self.settings)
+
+    def doc_freq(self, text: str) -> int:
+        """Number of documents containing the phrase `text` (one segment, <= max_n tokens)."""
+        return int(self.key_doc_freqs([self.key(text)])[0])
+
+    def postings(self, text: str) -> BitMap:
+        """Document numbers containing the phrase `text`."""
+        return self.key_postings([self.key(text)])[0]
+
+    def doc_freqs(self, texts: Sequence[str]) -> np.ndarray:
+        """`doc_freq` of many phrases (int64 array)."""
+        return self.key_doc_freqs([self.key(t) for t in texts])
+
+    def postings_many(self, texts: Sequence[str]) -> List[BitMap]:
+        """`postings` of many phrases."""
+        return self.key_postings([self.key(t) for t in texts])
+
+    def doc_number(self, doc_id: str) -> int:
+        """The document number of a corpus id (KeyError when absent)."""
+        if self._doc_numbers is None:
+            self._doc_numbers = {d: i for i, d in enumerate(self.doc_ids)}
+        return self._doc_numbers[doc_id]
+
+    @property
+    def n_docs(self) -> int:
+        return len(self.doc_ids)
+
+
+class NgramIndex(TextLookups):
     """For every N-gram (1..max_n tokens) of a collection, the documents containing it.
 
     Build with `NgramIndex.build`, open with `NgramIndex.load`. Document
@@ -38,6 +72,7 @@ class NgramIndex:
         self.doc_ids = doc_ids
         self._doc_numbers: Optional[Dict[str, int]] = None
         self.layout = fmt.layout_of(meta)
+        self._varint = self.layout in (fmt.PRUNED, fmt.SHARD)  # postings_codec.DELTA_VARINT
         self._docs = None
         if self.layout == fmt.PRUNED:
             from .pruned_lookup import DocTokens
@@ -52,7 +87,8 @@ class NgramIndex:
     @classmethod
     def build(cls, records: Records, path: Union[str, Path], *, max_n: int = DEFAULT_MAX_N,
               placeholder: str = DEFAULT_PLACEHOLDER, memory_budget: Union[str, int] = "4GB",
-              progress: bool = True, n_process: Optional[int] = None, full: bool = False) -> "NgramIndex":
+              progress: bool = True, n_process: Optional[int] = None, full: bool = False,
+              shards: Optional[int] = None) -> "NgramIndex":
         """Build an index of `records` at `path` and return it loaded.
 
         records: Records or {"id", "text"} dicts (e.g. `spacy_linkguard.corpus.iter_records(...)`);
@@ -64,13 +100,15 @@ class NgramIndex:
         n_process: tokenizer processes (default: usable CPUs, at most 4; 1 = no subprocess).
         full: store every N-gram (format version 2's layout) instead of the pruned
             layout (frequent N-grams and each document's tokens; the same answers).
+        shards: write a sharded index of this many shards (returns a `ShardedIndex`,
+            same API; spacy_linkguard/index/shards.py).
         RAISES: LinkguardError E050-E058 (see spacy_linkguard/errors.py).
         """
         from .build import build_index
 
         settings = NgramSettings(max_n=max_n, placeholder=placeholder)
         build_index(records, path, settings, memory_budget=memory_budget, progress=progress, n_process=n_process,
-                    layout=fmt.FULL if full else fmt.PRUNED)
+                    layout=fmt.FULL if full else fmt.PRUNED, shards=shards)
         return cls.load(path)
 
     def add_documents(self, records: Records, *, memory_budget: Union[str, int] = "4GB",
@@ -87,7 +125,7 @@ class NgramIndex:
         return type(self).load(self.path)
 
     @classmethod
-    def load(cls, path: Union[str, Path], *, verify: bool = False) -> "NgramIndex":
+    def load(cls, path: Union[str, Path], *, verify: bool = False, _part: bool = False) -> "NgramIndex":
         """Open an index directory, memory-mapped (fast: only cheap checks read data).
 
         Every load checks meta.json (schema, checksums of its settings and
@@ -96,6 +134,8 @@ class NgramIndex:
         ~11 ms on the ECHR index).
         verify: also compare every file's SHA-256 with meta.json and check
             every row (reads everything).
+        A folder holding a sharded index (manifest.json) opens as a
+        `ShardedIndex`, with the same API.
         RAISES: E059 (no index there), E060 (meta.json unreadable), E061 (newer
             format), E072 (older format: rebuild it), E062 (missing file), E063
             (file of the wrong size, shape or values), E064 (SHA-256 mismatch,
@@ -104,13 +144,19 @@ class NgramIndex:
         from .integrity import check_arrays, check_files, read_meta
 
         path = Path(path)
+        if (path / fmt.MANIFEST).is_file() and not (path / fmt.META).exists():
+            from .sharded_index import ShardedIndex
+
+            return ShardedIndex.load(path, verify=verify)  # type: ignore[return-value]
         meta = read_meta(path)
+        if fmt.layout_of(meta) in (fmt.SHARD, fmt.DOCUMENTS) and not _part:
+            raise LinkguardError(Errors.E074.format(path=path, layout=fmt.layout_of(meta), parent=path.parent))
         check_files(path, meta, verify=verify)
         arrays = {}
         named = [("df", fmt.DF), ("ref", fmt.REF), ("offsets", fmt.OFFSETS), ("postings", fmt.POSTINGS)]
         if fmt.layout_of(meta) == fmt.FULL:
             named.append(("ngram_n", fmt.NGRAM_N))
-        else:
+        elif fmt.layout_of(meta) == fmt.PRUNED:
             named += [("token_keys", fmt.TOKEN_KEYS), ("doc_tokens", fmt.DOC_TOKENS),
                       ("doc_offsets", fmt.DOC_OFFSETS)]
         for attr, name in named:
@@ -128,10 +174,6 @@ class NgramIndex:
         return cls(path, meta, trie, arrays, doc_ids)
 
     # ---- properties -----------------------------------------------------
-    @property
-    def n_docs(self) -> int:
-        return len(self.doc_ids)
-
     @property
     def n_ngrams(self) -> int:
         """Distinct N-grams of the collection (stored as rows or not)."""
@@ -153,12 +195,6 @@ class NgramIndex:
     def __repr__(self) -> str:
         return f"NgramIndex({str(self.path)!r}, n_docs={self.n_docs}, n_ngrams={self.n_ngrams})"
 
-    def doc_number(self, doc_id: str) -> int:
-        """The document number of a corpus id (KeyError when absent)."""
-        if self._doc_numbers is None:
-            self._doc_numbers = {d: i for i, d in enumerate(self.doc_ids)}
-        return self._doc_numbers[doc_id]
-
     # ---- lookups by key (the detector's hot path) -----------------------
     def key_ids(self, keys: Sequence[str]) -> np.ndarray:
         """Row of each key (int64), -1 when absent."""
@@ -172,12 +208,11 @@ class NgramIndex:
         if not hasattr(keys, "__len__"):
             keys = list(keys)
         ids = self.key_ids(keys)
-        out = np.zeros(len(ids), dtype=np.int64)
-        hit = ids >= 0
-        out[hit] = self._df[ids[hit]]
-        if self._docs is not None and not hit.all():
-            miss = np.flatnonzero(~hit)
-            out[miss] = self._resolve([keys[i] for i in miss.tolist()]) >= 0
+        out = self._row_doc_freqs(ids)
+        if self._docs is not None:
+            miss = np.flatnonzero(ids < 0)
+            if len(miss):
+                out[miss] = self._resolve([keys[i] for i in miss.tolist()]) >= 0
         return out
 
     def key_postings(self, keys: Sequence[str]) -> List[BitMap]:
@@ -186,30 +221,9 @@ class NgramIndex:
             keys = list(keys)
         ids = self.key_ids(keys)
         out = [self._postings_of(int(i)) for i in ids]
-        if self._docs is not None:
-            miss = np.flatnonzero(ids < 0)
-            for i, d in zip(miss.tolist(), self._resolve([keys[i] for i in miss.tolist()]).tolist()):
-                if d >= 0:
-                    out[i] = BitMap([d])
+        for i, d in self._resolved_misses(keys, ids):
+            out[i] = BitMap([d])
         return out
-
-    def _resolve(self, keys: List[str]) -> np.ndarray:
-        """Pruned layout: the one document (or -1) of keys that are not rows (pruned_lookup.py)."""
-        from .pruned_lookup import ABSENT, FREQUENT, resolve_misses
-
-        get, df, ref = self._get, self._df, self._ref
-
-        def probe(key: str) -> int:
-            row = get(key, -1)
-            if row < 0:
-                return ABSENT
-            return int(ref[row]) if df[row] == 1 else FREQUENT
-
-        docs = resolve_misses(keys, probe, self._docs, self.settings.max_n)
-        if len(docs) and int(docs.max()) >= len(self.doc_ids):
-            raise LinkguardError(Errors.E063.format(path=self.path / fmt.REF,
-                                                    detail=f"a key resolves to document {int(docs.max())}"))
-        return docs
 
     def key_posting_arrays(self, keys: Sequence[str]) -> List[np.ndarray]:
         """`key_postings` as sorted int64 arrays (the detector's batch path:
@@ -220,6 +234,48 @@ class NgramIndex:
         if not hasattr(keys, "__len__"):
             keys = list(keys)
         ids = self.key_ids(keys)
+        out = self._row_posting_arrays(ids)
+        for i, d in self._resolved_misses(keys, ids):
+            out[i] = np.asarray([d], dtype=np.int64)
+        return out
+
+    def _resolved_misses(self, keys: Sequence[str], ids: np.ndarray):
+        """(position, document) of the keys that are not rows but occur (pruned layout)."""
+        if self._docs is None:
+            return []
+        miss = np.flatnonzero(ids < 0)
+        if not len(miss):
+            return []
+        docs = self._resolve([keys[i] for i in miss.tolist()])
+        found = docs >= 0
+        return zip(miss[found].tolist(), docs[found].tolist())
+
+    def _row_doc_freqs(self, ids: np.ndarray) -> np.ndarray:
+        """df (int64) of rows `ids`; 0 for -1."""
+        out = np.zeros(len(ids), dtype=np.int64)
+        hit = ids >= 0
+        out[hit] = self._df[ids[hit]]
+        return out
+
+    def _probe(self, key: str) -> int:
+        """pruned_lookup's probe: the document of a df-1 row, FREQUENT, or ABSENT."""
+        row = self._get(key, -1)
+        if row < 0:
+            return -1  # pruned_lookup.ABSENT
+        return int(self._ref[row]) if self._df[row] == 1 else -2  # pruned_lookup.FREQUENT
+
+    def _resolve(self, keys: List[str]) -> np.ndarray:
+        """Pruned layout: the one document (or -1) of keys that are not rows (pruned_lookup.py)."""
+        from .pruned_lookup import resolve_misses
+
+        docs = resolve_misses(keys, self._probe, self._docs, self.settings.max_n)
+        if len(docs) and int(docs.max()) >= len(self.doc_ids):
+            raise LinkguardError(Errors.E063.format(path=self.path / fmt.REF,
+                                                    detail=f"a key resolves to document {int(docs.max())}"))
+        return docs
+
+    def _row_posting_arrays(self, ids: np.ndarray) -> List[np.ndarray]:
+        """Sorted int64 documents of rows `ids` (empty for -1)."""
         present = ids >= 0
         rows = ids[present]
         df = np.asarray(self._df[rows], dtype=np.int64)
@@ -231,18 +287,13 @@ class NgramIndex:
             return [self._postings_of(bad)]  # raises E063 with the row named
         empty = np.zeros(0, dtype=np.int64)
         out: List[np.ndarray] = [empty] * len(ids)
-        if self._docs is not None and not present.all():
-            miss = np.flatnonzero(~present)
-            for i, d in zip(miss.tolist(), self._resolve([keys[i] for i in miss.tolist()]).tolist()):
-                if d >= 0:
-                    out[i] = np.asarray([d], dtype=np.int64)
         where = np.nonzero(present)[0]
         for i, doc in zip(where[single].tolist(), ref[single].tolist()):
             out[i] = np.asarray([doc], dtype=np.int64)
         lists = ref[~single]
         if len(lists) and int(lists.max()) + 1 >= len(self._offsets):
             return [self._postings_of(int(rows[~single][np.argmax(lists + 1 >= len(self._offsets))]))]
-        if self._docs is not None:  # pruned layout: delta-varint lists, decoded together
+        if self._varint:  # delta-varint lists, decoded together
             from .postings_codec import decode_delta_varint_many
 
             starts_a = np.asarray(self._offsets[lists], dtype=np.int64)
@@ -287,7 +338,7 @@ class NgramIndex:
             raise LinkguardError(Errors.E063.format(
                 path=self.path / fmt.REF, detail=f"row {row} names posting list {j} of {len(self._offsets) - 1}"))
         a, b = int(self._offsets[j]), int(self._offsets[j + 1])
-        if self._docs is not None:  # pruned layout: one delta-varint list
+        if self._varint:  # pruned layout: one delta-varint list
             from .postings_codec import decode_delta_varint
 
             docs = decode_delta_varint(self._blob[a:b]) if a <= b <= len(self._blob) else np.zeros(0, np.int64)
@@ -307,33 +358,17 @@ class NgramIndex:
                 path=self.path / fmt.POSTINGS, detail=f"the posting list of row {row} disagrees with df.npy or names no document"))
         return bm
 
-    # ---- lookups by text -------------------------------------------------
-    def key(self, text: str) -> str:
-        """The key of a phrase, tokenized the index's way (E004/E005 if not one N-gram)."""
-        return query_key(text, self.settings)
-
-    def doc_freq(self, text: str) -> int:
-        """Number of documents containing the phrase `text` (one segment, <= max_n tokens)."""
-        return int(self.key_doc_freqs([self.key(text)])[0])
-
-    def postings(self, text: str) -> BitMap:
-        """Document numbers containing the phrase `text`."""
-        return self.key_postings([self.key(text)])[0]
-
-    def doc_freqs(self, texts: Sequence[str]) -> np.ndarray:
-        """`doc_freq` of many phrases (int64 array)."""
-        return self.key_doc_freqs([self.key(t) for t in texts])
-
-    def postings_many(self, texts: Sequence[str]) -> List[BitMap]:
-        """`postings` of many phrases."""
-        return self.key_postings([self.key(t) for t in texts])
-
     # ---- whole-index views ----------------------------------------------
     def stats(self) -> Dict[str, Any]:
         """Counts, sizes and the posting-list length histogram per N (Figure 2)."""
         from .stats import index_stats
 
         return index_stats(self)
+
+    def _token_words(self) -> List[str]:
+        """Pruned layout: the key of each token rank 1.. (rank r at index r - 1)."""
+        restore = self._trie.restore_key
+        return [restore(int(k)) for k in np.asarray(self._token_keys[1:]).tolist()]
 
     def as_source(self) -> Source:
         """The rows of this index in key-id order (for merging a full-layout index)."""

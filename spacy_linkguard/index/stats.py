@@ -19,8 +19,12 @@ def index_stats(index) -> Dict[str, Any]:
     hist = load_histogram(index.path)
     by_n = {n: sum(c for _, c in pairs) for n, pairs in hist.items()}
     n_df1 = sum(c for pairs in hist.values() for df, c in pairs if df == 1)
-    layout = fmt.layout_of(index.meta)
-    by_file = {name: (Path(index.path) / name).stat().st_size for name in (fmt.META, *fmt.data_files(layout))}
+    layout = index.layout
+    if layout == "sharded":  # every file of every part
+        root = Path(index.path)
+        by_file = {str(p.relative_to(root)): p.stat().st_size for p in sorted(root.rglob("*")) if p.is_file()}
+    else:
+        by_file = {name: (Path(index.path) / name).stat().st_size for name in (fmt.META, *fmt.data_files(layout))}
     disk = sum(by_file.values())
     n_ngrams = counts["n_ngrams"]
     n_tokens = counts.get("n_tokens")
@@ -37,6 +41,7 @@ def index_stats(index) -> Dict[str, Any]:
         "n_pruned": counts.get("n_pruned", 0),
         "disk_bytes_by_file": by_file,
         "bytes_per_token": disk / n_tokens if n_tokens else 0.0,
+        "n_shards": getattr(index, "n_shards", 1),
         "n_skipped_empty": counts.get("n_skipped_empty", 0),
         "disk_bytes": disk,
         "bytes_per_ngram": disk / n_ngrams if n_ngrams else 0.0,
