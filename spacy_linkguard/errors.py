@@ -179,6 +179,9 @@ class Errors(metaclass=ErrorsWithCodes):
             "from 1 to 4096, with the pruned layout (the default; not with `--full`).")
     E076 = ("The sharded index at {path} is inconsistent: {detail}. Copy the whole "
             "folder again or rebuild it with `python -m spacy_linkguard build-index --shards`.")
+    E077 = ("Building on a Dask cluster (--workers / --scheduler) needs dask.distributed, "
+            "which is not installed. Install it with `pip install spacy-linkguard[dist]` "
+            "(or `pip install \"dask[distributed]\"`).")
 
     # --- E100-E149: linkage detection ---------------------------------------
     E100 = ("k must be an integer >= 2 (a phrase set singles out a document "

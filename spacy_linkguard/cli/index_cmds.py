@@ -25,6 +25,10 @@ def build_index_cmd(
                               "pruned layout (frequent N-grams plus each document's tokens; the same answers)."),
     shards: Optional[int] = typer.Option(None, "--shards", help="Write a sharded index of this many shards "
                                          "(split by a hash of the key; NgramIndex.load opens it the same way)."),
+    workers: Optional[int] = typer.Option(None, "--workers", help="Build on a Dask LocalCluster of this many "
+                                          "worker processes (sharded; --shards defaults to this number)."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Build on the Dask cluster of this "
+                                            "scheduler (tcp://HOST:8786); OUT_DIR's folder must be shared by all workers."),
 ) -> None:
     """Build the N-gram index of a corpus (every 1..max_n-gram -> its documents)."""
     from ..corpus import count_lines, iter_records
@@ -32,6 +36,17 @@ def build_index_cmd(
     from ..index import NgramIndex
 
     try:
+        if workers is not None or scheduler is not None:
+            from ..index.distributed import build_distributed
+            from ..ngrams import NgramSettings
+
+            n_shards = shards or max(2, workers or 2)
+            build_distributed(corpus, out_dir, NgramSettings(max_n=max_n, placeholder=placeholder),
+                              n_shards=n_shards, scheduler=scheduler, n_workers=workers or 2, progress=progress)
+            idx = NgramIndex.load(out_dir)
+            typer.echo(f"Indexed {idx.n_docs:,} documents, {idx.n_ngrams:,} distinct N-grams -> {out_dir} "
+                       f"({n_shards} shards, built on Dask)")
+            return
         records = _Sized(iter_records(corpus), count_lines(corpus)) if corpus.is_file() else iter_records(corpus)
         idx = NgramIndex.build(records, out_dir, max_n=max_n, placeholder=placeholder,
                                memory_budget=memory_budget, progress=progress, full=full, shards=shards)

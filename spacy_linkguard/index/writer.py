@@ -261,3 +261,14 @@ def df_histogram(df: np.ndarray, ngram_n: np.ndarray, max_n: int) -> Dict[int, L
         nz = np.flatnonzero(counts)
         hist[n] = [[int(k), int(counts[k])] for k in nz if k > 0]
     return hist
+
+
+def merge_histograms(hists: List[Dict[int, List[List[int]]]]) -> Dict[int, List[List[int]]]:
+    """The sum of df histograms ({n: [[df, count], ...]}); every N of any input is kept."""
+    total: Dict[int, Dict[int, int]] = {}
+    for hist in hists:
+        for n, pairs in hist.items():
+            acc = total.setdefault(int(n), {})
+            for k, c in pairs:
+                acc[int(k)] = acc.get(int(k), 0) + int(c)
+    return {n: [[k, c] for k, c in sorted(acc.items()) if c] for n, acc in sorted(total.items())}
