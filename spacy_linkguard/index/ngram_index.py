@@ -209,10 +209,8 @@ class NgramIndex(TextLookups):
             keys = list(keys)
         ids = self.key_ids(keys)
         out = self._row_doc_freqs(ids)
-        if self._docs is not None:
-            miss = np.flatnonzero(ids < 0)
-            if len(miss):
-                out[miss] = self._resolve([keys[i] for i in miss.tolist()]) >= 0
+        for i, _ in self._resolved_misses(keys, ids):
+            out[i] = 1
         return out
 
     def key_postings(self, keys: Sequence[str]) -> List[BitMap]:
@@ -246,7 +244,10 @@ class NgramIndex(TextLookups):
         miss = np.flatnonzero(ids < 0)
         if not len(miss):
             return []
-        docs = self._resolve([keys[i] for i in miss.tolist()])
+        from .pruned_lookup import forward_hints
+
+        hints = forward_hints(self._states(ids))[miss]
+        docs = self._resolve([keys[i] for i in miss.tolist()], hints)
         found = docs >= 0
         return zip(miss[found].tolist(), docs[found].tolist())
 
@@ -257,18 +258,24 @@ class NgramIndex(TextLookups):
         out[hit] = self._df[ids[hit]]
         return out
 
-    def _probe(self, key: str) -> int:
-        """pruned_lookup's probe: the document of a df-1 row, FREQUENT, or ABSENT."""
-        row = self._get(key, -1)
-        if row < 0:
-            return -1  # pruned_lookup.ABSENT
-        return int(self._ref[row]) if self._df[row] == 1 else -2  # pruned_lookup.FREQUENT
+    def _states(self, ids: np.ndarray) -> np.ndarray:
+        """pruned_lookup's row states of rows `ids`: the document of a df-1 row,
+        FREQUENT (-2) for df >= 2, ABSENT (-1) for -1."""
+        out = np.full(len(ids), -1, dtype=np.int64)
+        hit = np.flatnonzero(ids >= 0)
+        rows = ids[hit]
+        df = np.asarray(self._df[rows])
+        out[hit] = np.where(df == 1, np.asarray(self._ref[rows], dtype=np.int64), -2)
+        return out
 
-    def _resolve(self, keys: List[str]) -> np.ndarray:
+    def _key_states(self, keys: List[str]) -> np.ndarray:
+        return self._states(self.key_ids(keys))
+
+    def _resolve(self, keys: List[str], hints: Optional[np.ndarray] = None) -> np.ndarray:
         """Pruned layout: the one document (or -1) of keys that are not rows (pruned_lookup.py)."""
         from .pruned_lookup import resolve_misses
 
-        docs = resolve_misses(keys, self._probe, self._docs, self.settings.max_n)
+        docs = resolve_misses(keys, self._key_states, self._docs, self.settings.max_n, hints)
         if len(docs) and int(docs.max()) >= len(self.doc_ids):
             raise LinkguardError(Errors.E063.format(path=self.path / fmt.REF,
                                                     detail=f"a key resolves to document {int(docs.max())}"))

@@ -9,9 +9,14 @@ looked at (recursively when one is itself not a row, memoized per batch):
   it occurs in d's stored tokens, else 0;
 - both have df >= 2: the key would be a row if it occurred, so its df is 0.
 Unigrams and keys longer than max_n that are not rows have df 0.
+
+Batches are resolved with a few vectorized row lookups per batch and one
+Python step per key that is not a row; a document's N-gram set is built once
+and kept (LRU) for the keys that follow, which in the detector's order (all
+N-grams of one text) mostly point at the same document.
 """
 from collections import OrderedDict
-from typing import Callable, Dict, List, Set
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -78,31 +83,89 @@ class DocTokens:
         return keys
 
 
-def resolve_misses(keys: List[str], probe: Callable[[str], int], docs: DocTokens, max_n: int) -> np.ndarray:
+def forward_hints(states: np.ndarray) -> np.ndarray:
+    """For each batch position, the document of the nearest df-1 row at or before it (-1: none).
+
+    In the detector's order (one text's N-grams, left to right) that is the
+    document the text's unique phrases come from, so most keys that are not
+    rows are found in its N-gram set at once."""
+    pos = np.where(states >= 0, np.arange(len(states)), -1)
+    last = np.maximum.accumulate(pos) if len(pos) else pos
+    return np.where(last >= 0, states[np.maximum(last, 0)], -1)
+
+
+def resolve_misses(misses: Sequence[str], states_of: Callable[[List[str]], np.ndarray], docs: DocTokens,
+                   max_n: int, hints: Optional[np.ndarray] = None) -> np.ndarray:
     """For keys that are not rows: their one document (int64), or -1 where df is 0.
 
-    probe(key): the document when the key is a row with df 1, FREQUENT for a
-    row with df >= 2, ABSENT when the key is not a row.
+    states_of(keys): per key, the document when it is a row with df 1, FREQUENT
+        for a row with df >= 2, ABSENT when it is not a row (vectorized).
+    hints: a document to try first for each key (`forward_hints`): a key that
+        is not a row and occurs in a document has df 1, so finding it there
+        settles it. The others are settled from their sub-N-grams: unigrams
+        first (a key with a token found nowhere has df 0), then the (n-1)-grams
+        in rounds of one vectorized lookup, shortest keys first.
     """
-    memo: Dict[str, int] = {}
-
-    def resolve(g: str) -> int:
-        r = memo.get(g)
-        if r is not None:
-            return r
-        r = ABSENT
-        first, last = g.find(" "), g.rfind(" ")
-        if first > 0 and g.count(" ") < max_n:
-            d = FREQUENT
-            for s in (g[:last], g[first + 1 :]):
-                st = probe(s)
-                if st == FREQUENT:
-                    continue
-                d = resolve(s) if st == ABSENT else st
-                break
-            if d >= 0 and g in docs.keyset(d):
-                r = d
-        memo[g] = r
-        return r
-
-    return np.fromiter(map(resolve, keys), dtype=np.int64, count=len(keys))
+    res: Dict[str, int] = {}
+    keyset = docs.keyset
+    if hints is not None:
+        last, found = -1, frozenset()
+        for g, d in zip(misses, hints.tolist()):
+            if d != last:
+                last, found = d, (keyset(d) if d >= 0 else frozenset())
+            if g in found:
+                res[g] = d
+    known: Dict[str, int] = dict.fromkeys(misses, ABSENT)  # none of them is a row
+    rest = [g for g in known if g not in res]
+    todo = []
+    for g in rest:
+        c = g.count(" ")
+        if c == 0 or c >= max_n or g[0] == " " or g[-1] == " " or "  " in g:
+            res[g] = ABSENT  # a unigram that is not a row, too long, or not a key at all
+        else:
+            todo.append(g)
+    if todo:  # any token found nowhere: df 0
+        ends = [w for w in dict.fromkeys(w for g in todo for w in (g[: g.find(" ")], g[g.rfind(" ") + 1 :]))
+                if w not in known]
+        known.update(zip(ends, states_of(ends).tolist()))
+        keep = []
+        for g in todo:
+            if known[g[: g.find(" ")]] == ABSENT or known[g[g.rfind(" ") + 1 :]] == ABSENT:
+                res[g] = ABSENT
+            else:
+                keep.append(g)
+        todo = keep
+    by_n: List[List[Tuple[str, str, str]]] = [[] for _ in range(max_n + 1)]
+    queued = set(known)
+    while todo:
+        ask: List[str] = []
+        for g in todo:
+            c = g.count(" ")
+            if c == 0:
+                res[g] = ABSENT
+                continue
+            pre, suf = g[: g.rfind(" ")], g[g.find(" ") + 1 :]
+            by_n[c + 1].append((g, pre, suf))
+            for sub in (pre, suf):
+                if sub not in known and sub not in queued:
+                    queued.add(sub)
+                    ask.append(sub)
+        todo = []
+        if ask:
+            for sub, st in zip(ask, states_of(ask).tolist()):
+                known[sub] = st
+                if st == ABSENT:
+                    todo.append(sub)
+    for level in by_n:
+        for g, pre, suf in level:
+            d = known[pre]
+            if d == ABSENT:
+                d = res[pre]
+            elif d == FREQUENT:
+                d = known[suf]
+                if d == ABSENT:
+                    d = res[suf]
+                elif d == FREQUENT:
+                    d = ABSENT  # both sub-N-grams frequent: the key would be a row
+            res[g] = d if d >= 0 and g in keyset(d) else ABSENT
+    return np.fromiter((res[g] for g in misses), dtype=np.int64, count=len(misses))

@@ -17,8 +17,8 @@ from ..errors import Errors, LinkguardError
 from ..ngrams import NgramSettings
 from . import format as fmt
 from .ngram_index import NgramIndex, TextLookups
-from .pruned_lookup import DocTokens, resolve_misses
-from .shards import SHARD_HASH, SHARDED_FORMAT, manifest_checksum, shard_ids, shard_of
+from .pruned_lookup import DocTokens, forward_hints, resolve_misses
+from .shards import SHARD_HASH, SHARDED_FORMAT, manifest_checksum, shard_ids
 
 
 def read_manifest(path: Path) -> Dict[str, Any]:
@@ -158,18 +158,23 @@ class ShardedIndex(TextLookups):
                 out.append((shard, pos, shard.key_ids([keys[j] for j in pos.tolist()])))
         return out
 
-    def _misses(self, keys: Sequence[str], missing: np.ndarray):
+    def _misses(self, keys: Sequence[str], missing: np.ndarray, states: np.ndarray):
         miss = np.flatnonzero(missing)
         if not len(miss):
             return []
-        docs = resolve_misses([keys[i] for i in miss.tolist()], self._probe, self._docs, self.settings.max_n)
+        hints = forward_hints(states)[miss]
+        docs = resolve_misses([keys[i] for i in miss.tolist()], self._key_states, self._docs, self.settings.max_n,
+                              hints)
         if len(docs) and int(docs.max()) >= len(self.doc_ids):
             raise LinkguardError(Errors.E063.format(path=self.path, detail=f"a key resolves to document {int(docs.max())}"))
         found = docs >= 0
         return zip(miss[found].tolist(), docs[found].tolist())
 
-    def _probe(self, key: str) -> int:
-        return self.shards[shard_of(key, self.n_shards)]._probe(key)
+    def _key_states(self, keys: List[str]) -> np.ndarray:
+        out = np.full(len(keys), -1, dtype=np.int64)
+        for shard, pos, ids in self._route(keys):
+            out[pos] = shard._states(ids)
+        return out
 
     def key_doc_freqs(self, keys: Sequence[str]) -> np.ndarray:
         """Document frequency (int64) of each key; 0 when absent."""
@@ -177,10 +182,12 @@ class ShardedIndex(TextLookups):
             keys = list(keys)
         out = np.zeros(len(keys), dtype=np.int64)
         missing = np.zeros(len(keys), dtype=bool)
+        states = np.full(len(keys), -1, dtype=np.int64)
         for shard, pos, ids in self._route(keys):
             out[pos] = shard._row_doc_freqs(ids)
             missing[pos] = ids < 0
-        for i, _ in self._misses(keys, missing):
+            states[pos] = shard._states(ids)
+        for i, _ in self._misses(keys, missing, states):
             out[i] = 1
         return out
 
@@ -190,11 +197,13 @@ class ShardedIndex(TextLookups):
             keys = list(keys)
         out: List[np.ndarray] = [np.zeros(0, dtype=np.int64)] * len(keys)
         missing = np.zeros(len(keys), dtype=bool)
+        states = np.full(len(keys), -1, dtype=np.int64)
         for shard, pos, ids in self._route(keys):
             for j, arr in zip(pos.tolist(), shard._row_posting_arrays(ids)):
                 out[j] = arr
             missing[pos] = ids < 0
-        for i, d in self._misses(keys, missing):
+            states[pos] = shard._states(ids)
+        for i, d in self._misses(keys, missing, states):
             out[i] = np.asarray([d], dtype=np.int64)
         return out
 
