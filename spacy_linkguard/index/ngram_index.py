@@ -217,11 +217,10 @@ class NgramIndex(TextLookups):
         """Document numbers containing each key; an empty BitMap when absent."""
         if not hasattr(keys, "__len__"):
             keys = list(keys)
+        if self._varint:  # delta-varint lists: the batch decoder is much faster than one list at a time
+            return [BitMap(a.tolist()) for a in self.key_posting_arrays(keys)]
         ids = self.key_ids(keys)
-        out = [self._postings_of(int(i)) for i in ids]
-        for i, d in self._resolved_misses(keys, ids):
-            out[i] = BitMap([d])
-        return out
+        return [self._postings_of(int(i)) for i in ids]
 
     def key_posting_arrays(self, keys: Sequence[str]) -> List[np.ndarray]:
         """`key_postings` as sorted int64 arrays (the detector's batch path:
@@ -300,23 +299,24 @@ class NgramIndex(TextLookups):
         lists = ref[~single]
         if len(lists) and int(lists.max()) + 1 >= len(self._offsets):
             return [self._postings_of(int(rows[~single][np.argmax(lists + 1 >= len(self._offsets))]))]
-        if self._varint:  # delta-varint lists, decoded together
+        if self._varint:  # delta-varint lists, each distinct one decoded once, all together
             from .postings_codec import decode_delta_varint_many
 
-            starts_a = np.asarray(self._offsets[lists], dtype=np.int64)
-            ends_a = np.asarray(self._offsets[lists + 1], dtype=np.int64)
+            uniq, inverse = np.unique(lists, return_inverse=True)
+            starts_a = np.asarray(self._offsets[uniq], dtype=np.int64)
+            ends_a = np.asarray(self._offsets[uniq + 1], dtype=np.int64)
+            first_of = np.zeros(len(uniq), dtype=np.int64)
+            first_of[inverse[::-1]] = np.arange(len(inverse))[::-1]  # a row of each distinct list
+            multi_rows = rows[~single]
             if np.any(ends_a < starts_a) or (len(ends_a) and int(ends_a.max()) > len(self._blob)):
-                return [self._postings_of(int(rows[~single][np.argmax((ends_a < starts_a) | (ends_a > len(self._blob)))]))]
-            lists_docs, counts = decode_delta_varint_many(self._blob, starts_a, ends_a)
-            dfs = df[~single]
-            bad = counts != dfs
-            if not bad.any():
-                bad = np.asarray([len(x) and (int(x[-1]) >= n_docs or (len(x) > 1 and int(np.diff(x).min()) < 1))
-                                  for x in lists_docs], dtype=bool)
+                bad = (ends_a < starts_a) | (ends_a > len(self._blob))
+                return [self._postings_of(int(multi_rows[first_of[np.argmax(bad)]]))]
+            lists_docs, counts, ok = decode_delta_varint_many(self._blob, starts_a, ends_a, n_docs)
+            bad = (counts != df[~single][first_of]) | ~ok
             if bad.any():
-                return [self._postings_of(int(rows[~single][np.argmax(bad)]))]
-            for i, docs in zip(where[~single].tolist(), lists_docs):
-                out[i] = docs
+                return [self._postings_of(int(multi_rows[first_of[np.argmax(bad)]]))]
+            for i, u in zip(where[~single].tolist(), inverse.tolist()):
+                out[i] = lists_docs[u]
             return out
         starts = np.asarray(self._offsets[lists], dtype=np.int64).tolist()
         ends = np.asarray(self._offsets[lists + 1], dtype=np.int64).tolist()

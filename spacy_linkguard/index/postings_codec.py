@@ -52,13 +52,15 @@ def decode_delta_varint(data: np.ndarray) -> np.ndarray:
     return np.cumsum(decode_varints(data))
 
 
-def decode_delta_varint_many(blob: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Tuple[List[np.ndarray], np.ndarray]:
-    """The documents of many delta-varint lists blob[starts[i]:ends[i]], and each list's length."""
+def decode_delta_varint_many(blob: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                             n_docs: int) -> Tuple[List[np.ndarray], np.ndarray, np.ndarray]:
+    """The documents of many delta-varint lists blob[starts[i]:ends[i]], each list's
+    length, and whether each list is well formed (increasing, below n_docs)."""
     starts = np.asarray(starts, dtype=np.int64)
     lens = np.asarray(ends, dtype=np.int64) - starts
     total = int(lens.sum())
     if not len(starts):
-        return [], np.zeros(0, dtype=np.int64)
+        return [], np.zeros(0, dtype=np.int64), np.ones(0, dtype=bool)
     rel = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
     data = np.asarray(blob[np.repeat(starts, lens) + rel]) if total else np.zeros(0, dtype=np.uint8)
     last = data < 0x80
@@ -71,4 +73,11 @@ def decode_delta_varint_many(blob: np.ndarray, starts: np.ndarray, ends: np.ndar
     first = np.cumsum(counts) - counts
     base = np.where(first > 0, csum[np.maximum(first - 1, 0)], 0) if len(vals) else np.zeros(len(counts), np.int64)
     docs = csum - np.repeat(base, counts)
-    return np.split(docs, np.cumsum(counts)[:-1]), counts
+    # well formed: every gap after a list's first value >= 1, every document < n_docs
+    bad_value = (docs >= n_docs) | (vals < 1)
+    bad_value[first[counts > 0]] = docs[first[counts > 0]] >= n_docs
+    ok = np.ones(len(counts), dtype=bool)
+    if bad_value.any():
+        owner = np.repeat(np.arange(len(counts)), counts)
+        ok[np.unique(owner[bad_value])] = False
+    return np.split(docs, np.cumsum(counts)[:-1]), counts, ok
