@@ -17,8 +17,9 @@ cluster's workers (`dask.distributed`; a `LocalCluster` for `--workers N`, or
    - shuffle + reduce, one task per shard: the shard's occurrences from every
      part are merged (Dask moves them between workers), grouped into rows
      (df, documents), and checked: one key text per hash, or the build starts
-     again with another hash seed. Each reduce returns the shard's frequent
-     hashes; the client hands their union to the map tasks of level n + 1.
+     again with another hash seed. Each reduce answers every part which of
+     the hashes it sent are frequent (a join, not a broadcast: a part only
+     ever holds the frequent hashes of its own N-grams), for level n + 1.
 3. Ranks of the tokens (unigram df, from the level-1 reduces) go back to the
    parts, which encode their documents' token ranks (documents part).
 4. One task per shard writes its folder (`writer.write_rows`) into the staging
@@ -137,9 +138,13 @@ class ShardPiece:
     keys: List[str]  # ... and their key text
 
 
-def level_map(part: Part, state: Optional[LevelState], frequent: Optional[np.ndarray], n: int, seed: int,
-              mask: int, max_n: int, n_shards: int) -> Tuple[LevelState, List[ShardPiece], int]:
-    """Map step of level n: (new state, one piece per shard, distinct pruned N-grams here)."""
+def level_map(part: Part, state: Optional[LevelState], n: int, seed: int, mask: int, max_n: int, n_shards: int,
+              *frequent_parts: np.ndarray) -> Tuple[LevelState, List[ShardPiece], int]:
+    """Map step of level n: (new state, one piece per shard, distinct pruned N-grams here).
+
+    frequent_parts: from each shard, which of this part's (n-1)-gram hashes have df >= 2.
+    """
+    frequent = np.sort(np.concatenate(frequent_parts)) if frequent_parts else np.zeros(0, dtype=np.uint64)
     t = part.tokens
     L = len(t)
     idx = np.where(t == SENTINEL, np.arange(L), L)
@@ -192,8 +197,9 @@ def level_map(part: Part, state: Optional[LevelState], frequent: Optional[np.nda
     return state, pieces, n_pruned
 
 
-def encode_part_docs(part: Part, rank_of: Dict[str, int]) -> Tuple[np.ndarray, np.ndarray]:
-    """A part's documents as varint token ranks, and each document's byte count."""
+def encode_part_docs(part: Part, rank_of: Dict[str, int], out: str) -> np.ndarray:
+    """Write a part's documents as varint token ranks to the file `out` (in the
+    shared staging folder); returns each document's byte count."""
     from .doc_tokens import SEGMENT_END, encode_varints
 
     ranks_of_local = np.fromiter((rank_of[w] for w in part.vocab), dtype=np.int64, count=len(part.vocab))
@@ -201,8 +207,9 @@ def encode_part_docs(part: Part, rank_of: Dict[str, int]) -> Tuple[np.ndarray, n
     t = part.tokens
     ranks = ranks_of_local[np.where(t == SENTINEL, len(part.vocab), t).astype(np.int64)]
     data, nbytes = encode_varints(ranks)
+    data.tofile(out)
     cum = np.concatenate([[0], np.cumsum(nbytes)])
-    return data, np.diff(cum[part.doc_starts])
+    return np.diff(cum[part.doc_starts])
 
 
 # ---- reduce side ------------------------------------------------------------
@@ -215,8 +222,10 @@ class ShardRows:
     docs: np.ndarray  # the documents of every row, row after row
 
 
-def level_reduce(n: int, *pieces: ShardPiece) -> Tuple[ShardRows, np.ndarray]:
-    """Reduce step of level n for one shard: rows, and the hashes with df >= 2 (sorted)."""
+def level_reduce(n: int, *pieces: ShardPiece) -> Tuple[ShardRows, List[np.ndarray]]:
+    """Reduce step of level n for one shard: rows, and for each part (in the order
+    of `pieces`) which of the hashes it sent have df >= 2 (sent back to it only:
+    no part ever receives the whole frequent set)."""
     h = np.concatenate([p.h for p in pieces]) if pieces else np.zeros(0, dtype=np.uint64)
     doc = np.concatenate([p.doc for p in pieces]) if pieces else np.zeros(0, dtype=np.uint32)
     order = np.argsort(h, kind="stable")  # parts come in document order: ties stay sorted by document
@@ -235,7 +244,15 @@ def level_reduce(n: int, *pieces: ShardPiece) -> Tuple[ShardRows, np.ndarray]:
     df = np.diff(np.append(first, len(h))).astype(np.uint32)
     if len(first) != len(keys):
         raise HashCollision()  # cannot happen unless two hashes share a key text
-    return ShardRows(keys=keys, df=df, docs=doc), h[first][df >= 2]
+    frequent = h[first][df >= 2]
+    replies = []
+    for p in pieces:
+        if len(frequent) and len(p.key_h):
+            at = np.minimum(np.searchsorted(frequent, p.key_h), len(frequent) - 1)
+            replies.append(p.key_h[frequent[at] == p.key_h])
+        else:
+            replies.append(np.zeros(0, dtype=np.uint64))
+    return ShardRows(keys=keys, df=df, docs=doc), replies
 
 
 def write_shard(out_dir: str, levels: List[ShardRows], settings: Dict[str, Any], doc_ids: List[str],
@@ -350,13 +367,13 @@ def _run(client, corpus: Path, ranges, tmp: Path, settings: NgramSettings, n_sha
     parts = [client.submit(set_first_doc, p, f) for p, f in zip(parts, firsts)]
     mask = int(runs.HASH_MASK)
     states: List[Any] = [None] * len(parts)
-    frequent = None
+    frequent: List[List[Any]] = [[] for _ in parts]  # per part: the shards' replies
     levels: List[List[Any]] = [[] for _ in range(n_shards)]
     n_pruned: Dict[int, int] = {}
     unigram_rows = None
     for n in tqdm(range(1, max_n + 1), desc="N-grams (Dask)", unit="N", disable=not progress, leave=False):
-        outs = [client.submit(level_map, p, st, frequent, n, int(seed), mask, max_n, n_shards, pure=False)
-                for p, st in zip(parts, states)]
+        outs = [client.submit(level_map, p, st, n, int(seed), mask, max_n, n_shards, *fr, pure=False)
+                for p, st, fr in zip(parts, states, frequent)]
         states = [client.submit(_item, o, 0) for o in outs]
         pieces = [client.submit(_item, o, 1) for o in outs]
         counts = client.gather([client.submit(_item, o, 2) for o in outs])
@@ -367,11 +384,9 @@ def _run(client, corpus: Path, ranges, tmp: Path, settings: NgramSettings, n_sha
             reduced.append(client.submit(level_reduce, n, *mine, pure=False))
         for s, r in enumerate(reduced):
             levels[s].append(client.submit(_item, r, 0))
-        freq_parts = client.gather([client.submit(_item, r, 1) for r in reduced])
-        frequent = np.sort(np.concatenate(freq_parts)) if freq_parts else np.zeros(0, dtype=np.uint64)
+        frequent = [[client.submit(_reply, r, p) for r in reduced] for p in range(len(parts))]
         if n == 1:
             unigram_rows = client.gather([client.submit(_unigrams, r) for r in reduced])
-        frequent = client.scatter(frequent, broadcast=True)
         del outs, pieces, reduced
     # documents: token ranks by unigram df (descending), then key text
     words = [k for keys, _ in unigram_rows for k in keys]
@@ -381,9 +396,11 @@ def _run(client, corpus: Path, ranges, tmp: Path, settings: NgramSettings, n_sha
     rank_order = np.lexsort((text_rank, -dfs))
     rank_of = {words[i]: r + 1 for r, i in enumerate(rank_order.tolist())}
     rank_f = client.scatter(rank_of, broadcast=True)
-    encoded = client.gather([client.submit(encode_part_docs, p, rank_f) for p in parts])
-    doc_bytes = np.concatenate([e[0] for e in encoded])
-    per_doc = np.concatenate([e[1] for e in encoded])
+    docs_tmp = tmp / "_documents"
+    docs_tmp.mkdir()
+    files = [docs_tmp / f"part-{i:05d}.bin" for i in range(len(parts))]
+    per_doc = np.concatenate(client.gather([client.submit(encode_part_docs, p, rank_f, str(f), pure=False)
+                                            for p, f in zip(parts, files)]))
     doc_offsets = np.zeros(len(per_doc) + 1, dtype=np.uint64)
     np.cumsum(per_doc, out=doc_offsets[1:])
     # reduce: one task per shard writes its folder into the shared staging folder
@@ -394,7 +411,8 @@ def _run(client, corpus: Path, ranges, tmp: Path, settings: NgramSettings, n_sha
 
     d = tmp / DOCS_DIR
     d.mkdir()
-    write_token_files(d, rank_order, words, doc_bytes, doc_offsets, words=True)
+    write_token_files(d, rank_order, words, files, doc_offsets, words=True)
+    shutil.rmtree(docs_tmp)
     none = {"n_ngrams": 0, "n_rows": 0, "n_multi": 0, "n_pruned": 0, "n_postings": 0}
     parts_ck = {shard_dir(s): w["checksum"] for s, w in enumerate(written)}
     parts_ck[DOCS_DIR] = _finish(d, settings, doc_ids, none, extra, fmt.DOCUMENTS)["checksum"]
@@ -409,6 +427,10 @@ def _run(client, corpus: Path, ranges, tmp: Path, settings: NgramSettings, n_sha
 
 def _item(x: Any, i: int) -> Any:
     return x[i]
+
+
+def _reply(r: Tuple[ShardRows, List[np.ndarray]], part: int) -> np.ndarray:
+    return r[1][part]
 
 
 def _part_info(p: Part) -> Tuple[List[str], int, int]:

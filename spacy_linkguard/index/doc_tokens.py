@@ -67,11 +67,12 @@ def doc_words(ranks: np.ndarray, words: List[str]) -> List[List[str]]:
     return segs
 
 
-def write_token_files(out: Path, rank_order: np.ndarray, vocab: List[str], doc_bytes: np.ndarray,
-                      doc_offsets: np.ndarray, *, words: bool = False) -> None:
+def write_token_files(out: Path, rank_order: np.ndarray, vocab: List[str], doc_bytes, doc_offsets: np.ndarray,
+                      *, words: bool = False) -> None:
     """token_keys.npy, doc_tokens.npy, doc_offsets.npy into `out`: token keys are
     key ids of `out`/vocab.marisa (written before), or with `words` of a trie of
-    the unigrams written here as words.marisa (a sharded index's documents)."""
+    the unigrams written here as words.marisa (a sharded index's documents).
+    doc_bytes: a uint8 array, or raw files to concatenate (streamed)."""
     if words:
         marisa_trie.Trie(vocab).save(str(out / fmt.WORDS))
     trie = marisa_trie.Trie()
@@ -82,7 +83,20 @@ def write_token_files(out: Path, rank_order: np.ndarray, vocab: List[str], doc_b
     keys[1:] = np.fromiter((key_id(vocab[i]) for i in rank_order.tolist()), dtype=np.uint32, count=len(rank_order))
     del trie
     np.save(out / fmt.TOKEN_KEYS, keys)
-    np.save(out / fmt.DOC_TOKENS, np.asarray(doc_bytes, dtype=np.uint8))
+    if isinstance(doc_bytes, list):
+        from .writer import new_array
+
+        total = sum(Path(f).stat().st_size for f in doc_bytes)
+        arr = new_array(out / fmt.DOC_TOKENS, dtype=np.uint8, shape=(total,))
+        o = 0
+        for f in doc_bytes:
+            part = np.fromfile(f, dtype=np.uint8)
+            arr[o : o + len(part)] = part
+            o += len(part)
+        arr.flush()
+        del arr
+    else:
+        np.save(out / fmt.DOC_TOKENS, np.asarray(doc_bytes, dtype=np.uint8))
     np.save(out / fmt.DOC_OFFSETS, np.asarray(doc_offsets, dtype=np.uint64))
 
 
