@@ -29,7 +29,11 @@ ids, so that every other N-gram is answered exactly (spacy_linkguard/index/prune
 In the pruned layout `postings.npy` holds delta-varint lists instead of Roaring
 bitmaps (spacy_linkguard/index/postings_codec.py), `postings_offsets.npy` is
 uint32 while the postings are under 4 GiB, `df.npy` is uint16 while every df
-is under 65,536, and there is no `ngram_n.npy` (a key's N is its spaces + 1). `counts.n_rows` is the number of keys in the files and
+is under 65,536, there is no `ngram_n.npy` (a key's N is its spaces + 1), and
+`ref.npy` holds only the document of each df-1 row (uint16 while documents
+are under 65,536; 0 for df >= 2): a df >= 2 row's posting list number is the
+count of df >= 2 rows before it, read from `multi_rank.npy` (uint32, that
+count at every 32nd row) plus the rows of its block in `df.npy`. `counts.n_rows` is the number of keys in the files and
 `counts.n_ngrams` the number of distinct N-grams of the collection (kept and
 pruned); the histogram in `stats.json` counts all of them. The *full* layout
 (`--full`, and every version 2 index, which still loads) stores every N-gram.
@@ -73,13 +77,14 @@ NGRAM_N = "ngram_n.npy"
 OFFSETS = "postings_offsets.npy"
 POSTINGS = "postings.npy"
 STATS = "stats.json"
+MULTI_RANK = "multi_rank.npy"
 TOKEN_KEYS = "token_keys.npy"
 DOC_TOKENS = "doc_tokens.npy"
 DOC_OFFSETS = "doc_offsets.npy"
 # Every file listed in meta.json's "files" (meta.json itself is not).
 DATA_FILES = (DOC_IDS, VOCAB, DF, REF, NGRAM_N, OFFSETS, POSTINGS, STATS)
-PRUNED_FILES = tuple(f for f in DATA_FILES if f != NGRAM_N) + (TOKEN_KEYS, DOC_TOKENS, DOC_OFFSETS)
-ALL_FILES = DATA_FILES + (TOKEN_KEYS, DOC_TOKENS, DOC_OFFSETS)
+PRUNED_FILES = tuple(f for f in DATA_FILES if f != NGRAM_N) + (MULTI_RANK, TOKEN_KEYS, DOC_TOKENS, DOC_OFFSETS)
+ALL_FILES = DATA_FILES + (MULTI_RANK, TOKEN_KEYS, DOC_TOKENS, DOC_OFFSETS)
 
 
 def layout_of(meta: Dict[str, Any]) -> str:
@@ -87,7 +92,7 @@ def layout_of(meta: Dict[str, Any]) -> str:
     return meta.get("layout", FULL)
 
 
-SHARD_FILES = (DOC_IDS, VOCAB, DF, REF, OFFSETS, POSTINGS, STATS)
+SHARD_FILES = (DOC_IDS, VOCAB, DF, REF, OFFSETS, POSTINGS, STATS, MULTI_RANK)
 DOCUMENT_FILES = (DOC_IDS, WORDS, TOKEN_KEYS, DOC_TOKENS, DOC_OFFSETS)
 
 

@@ -34,7 +34,8 @@ SAMPLE_ROWS = 4096
 ALWAYS_CRC = (fmt.VOCAB, fmt.DOC_IDS, fmt.STATS)  # the trie: a bad one can crash marisa
 ARRAY_ORDER = (fmt.DF, fmt.NGRAM_N, fmt.REF, fmt.OFFSETS, fmt.POSTINGS)  # most valuable first
 DTYPES = {fmt.DF: np.uint32, fmt.REF: np.uint32, fmt.NGRAM_N: np.uint8, fmt.OFFSETS: np.uint64,
-          fmt.POSTINGS: np.uint8, fmt.TOKEN_KEYS: np.uint32, fmt.DOC_TOKENS: np.uint8, fmt.DOC_OFFSETS: np.uint64}
+          fmt.POSTINGS: np.uint8, fmt.TOKEN_KEYS: np.uint32, fmt.DOC_TOKENS: np.uint8, fmt.DOC_OFFSETS: np.uint64,
+          fmt.MULTI_RANK: np.uint32}
 FORMAT_NAME = "spacy-linkguard N-gram index"
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _HEX8 = re.compile(r"^[0-9a-f]{8}$")
@@ -137,7 +138,8 @@ def check_files(path: Path, meta: Dict[str, Any], *, verify: bool = False) -> No
         return
     budget = QUICK_BYTES
     quick: List[str] = [n for n in ALWAYS_CRC + (fmt.WORDS,) if n in names]
-    for name in [n for n in ARRAY_ORDER if n in names] + ([fmt.TOKEN_KEYS, fmt.DOC_OFFSETS, fmt.DOC_TOKENS] if names == fmt.PRUNED_FILES else []):
+    extra = [n for n in (fmt.MULTI_RANK, fmt.TOKEN_KEYS, fmt.DOC_OFFSETS, fmt.DOC_TOKENS) if n in names]
+    for name in [n for n in ARRAY_ORDER if n in names] + extra:
         if files[name]["bytes"] <= budget:
             quick.append(name)
             budget -= files[name]["bytes"]
@@ -172,7 +174,8 @@ def check_arrays(path: Path, meta: Dict[str, Any], arrays: Dict[str, np.ndarray]
                         fmt.DOC_OFFSETS: arrays["doc_offsets"]})
     pruned = layout in (fmt.PRUNED, fmt.SHARD)  # narrow arrays, no ngram_n.npy
     for name, arr in by_file.items():
-        if pruned and arr.ndim == 1 and (name, arr.dtype) in ((fmt.OFFSETS, np.uint32), (fmt.DF, np.uint16)):
+        if pruned and arr.ndim == 1 and (name, arr.dtype) in ((fmt.OFFSETS, np.uint32), (fmt.DF, np.uint16),
+                                                              (fmt.REF, np.uint16)):
             continue  # the pruned layout's narrow arrays (format.py)
         if arr.dtype != DTYPES[name] or arr.ndim != 1:
             _bad(path / name, f"dtype {arr.dtype}, {arr.ndim} dimension(s); expected a 1-d {np.dtype(DTYPES[name])} array")
@@ -196,8 +199,10 @@ def check_arrays(path: Path, meta: Dict[str, Any], arrays: Dict[str, np.ndarray]
     if len(n) and (n.min() < 1 or n.max() > max_n):
         _bad(path / fmt.NGRAM_N, f"N-gram lengths must be 1..{max_n}, found {n.min()}..{n.max()}")
     ref = np.asarray(arrays["ref"][rows], dtype=np.int64)
-    if np.any(ref[df == 1] >= n_docs) or np.any(ref[df >= 2] >= n_multi):
+    if np.any(ref[df == 1] >= n_docs) or (not pruned and np.any(ref[df >= 2] >= n_multi)):
         _bad(path / fmt.REF, "a reference points past the documents or the posting lists")
+    if pruned:
+        _check_rank(path, arrays, n_keys, n_multi, full)
     if full:
         o_rows = np.arange(len(offsets))
         if np.count_nonzero(df >= 2) != n_multi:
@@ -208,6 +213,23 @@ def check_arrays(path: Path, meta: Dict[str, Any], arrays: Dict[str, np.ndarray]
         _bad(path / fmt.OFFSETS, "the offsets decrease")
     if layout == fmt.PRUNED:
         _check_tokens(path, arrays, n_docs, n_keys, full)
+
+
+def _check_rank(path: Path, arrays: Dict[str, np.ndarray], n_keys: int, n_multi: int, full: bool) -> None:
+    """multi_rank.npy: one count per block of rows, non-decreasing, at most n_multi (all of it with `full`)."""
+    from .writer import RANK_BLOCK
+
+    rank = arrays["multi_rank"]
+    if rank.dtype != np.uint32 or rank.ndim != 1 or len(rank) != (n_keys + RANK_BLOCK - 1) // RANK_BLOCK:
+        _bad(path / fmt.MULTI_RANK, f"expected {(n_keys + RANK_BLOCK - 1) // RANK_BLOCK} uint32 counts")
+    sample = np.asarray(rank[_rows(len(rank), full)], dtype=np.int64)
+    if len(sample) and (np.any(np.diff(sample) < 0) or sample[-1] > n_multi or sample[0] != 0):
+        _bad(path / fmt.MULTI_RANK, "the counts must start at 0, never decrease and stay within the posting lists")
+    if full and n_keys:
+        multi = (np.asarray(arrays["df"]) >= 2).astype(np.int64)
+        expect = np.concatenate([[0], np.cumsum(multi)])[::RANK_BLOCK][: len(rank)]
+        if not np.array_equal(expect, np.asarray(rank, dtype=np.int64)):
+            _bad(path / fmt.MULTI_RANK, "the counts disagree with df.npy")
 
 
 def check_documents(path: Path, meta: Dict[str, Any], arrays: Dict[str, np.ndarray], n_words: int,

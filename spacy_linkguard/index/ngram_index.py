@@ -66,6 +66,7 @@ class NgramIndex(TextLookups):
         self._get = trie.get
         self._df = arrays["df"]
         self._ref = arrays["ref"]
+        self._rank = arrays.get("multi_rank")  # pruned layout: posting list numbers by rank
         self._n = arrays.get("ngram_n")  # not in the pruned layout
         self._offsets = arrays["offsets"]
         self._blob = arrays["postings"]
@@ -154,6 +155,8 @@ class NgramIndex(TextLookups):
         check_files(path, meta, verify=verify)
         arrays = {}
         named = [("df", fmt.DF), ("ref", fmt.REF), ("offsets", fmt.OFFSETS), ("postings", fmt.POSTINGS)]
+        if fmt.layout_of(meta) in (fmt.PRUNED, fmt.SHARD):
+            named.append(("multi_rank", fmt.MULTI_RANK))
         if fmt.layout_of(meta) == fmt.FULL:
             named.append(("ngram_n", fmt.NGRAM_N))
         elif fmt.layout_of(meta) == fmt.PRUNED:
@@ -296,7 +299,7 @@ class NgramIndex(TextLookups):
         where = np.nonzero(present)[0]
         for i, doc in zip(where[single].tolist(), ref[single].tolist()):
             out[i] = np.asarray([doc], dtype=np.int64)
-        lists = ref[~single]
+        lists = self._list_numbers(rows[~single], ref[~single])
         if len(lists) and int(lists.max()) + 1 >= len(self._offsets):
             return [self._postings_of(int(rows[~single][np.argmax(lists + 1 >= len(self._offsets))]))]
         if self._varint:  # delta-varint lists, each distinct one decoded once, all together
@@ -331,6 +334,14 @@ class NgramIndex(TextLookups):
             out[i] = docs.astype(np.int64)
         return out
 
+    def _list_numbers(self, rows: np.ndarray, refs: np.ndarray) -> np.ndarray:
+        """Posting list numbers (int64) of df >= 2 rows: `ref` in the full layout, by rank in the pruned one."""
+        if self._rank is None:
+            return np.asarray(refs, dtype=np.int64)
+        from .writer import multi_rows
+
+        return multi_rows(self._df, self._rank, rows)
+
     def _postings_of(self, row: int) -> BitMap:
         if row < 0:
             return BitMap()
@@ -340,7 +351,7 @@ class NgramIndex(TextLookups):
                 raise LinkguardError(Errors.E063.format(
                     path=self.path / fmt.REF, detail=f"row {row} names document {doc} of {len(self.doc_ids)}"))
             return BitMap([doc])
-        j = int(self._ref[row])
+        j = int(self._list_numbers(np.asarray([row]), np.asarray([self._ref[row]]))[0])
         if j + 1 >= len(self._offsets):
             raise LinkguardError(Errors.E063.format(
                 path=self.path / fmt.REF, detail=f"row {row} names posting list {j} of {len(self._offsets) - 1}"))
