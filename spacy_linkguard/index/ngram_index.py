@@ -16,6 +16,20 @@ from .writer import Source
 Records = Iterable[Union[Record, Dict[str, Any]]]
 
 
+def arrays_to_bitmaps(arrays: List[np.ndarray]) -> List[BitMap]:
+    """BitMaps of posting arrays; a list repeated in the batch (the same array object) is built once and copied."""
+    built: Dict[int, BitMap] = {}
+    out = []
+    for a in arrays:
+        bm = built.get(id(a))
+        if bm is None:
+            bm = built[id(a)] = BitMap(a.tolist())
+            out.append(bm)
+        else:
+            out.append(bm.copy())
+    return out
+
+
 class TextLookups:
     """Lookups by phrase and by corpus id, on top of the key lookups of an index class."""
 
@@ -221,7 +235,7 @@ class NgramIndex(TextLookups):
         if not hasattr(keys, "__len__"):
             keys = list(keys)
         if self._varint:  # delta-varint lists: the batch decoder is much faster than one list at a time
-            return [BitMap(a.tolist()) for a in self.key_posting_arrays(keys)]
+            return arrays_to_bitmaps(self.key_posting_arrays(keys))
         ids = self.key_ids(keys)
         return [self._postings_of(int(i)) for i in ids]
 

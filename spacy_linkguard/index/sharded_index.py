@@ -16,7 +16,7 @@ from pyroaring import BitMap
 from ..errors import Errors, LinkguardError
 from ..ngrams import NgramSettings
 from . import format as fmt
-from .ngram_index import NgramIndex, TextLookups
+from .ngram_index import NgramIndex, TextLookups, arrays_to_bitmaps
 from .pruned_lookup import DocTokens, forward_hints, resolve_misses
 from .shards import SHARD_HASH, SHARDED_FORMAT, manifest_checksum, shard_ids
 
@@ -209,7 +209,7 @@ class ShardedIndex(TextLookups):
 
     def key_postings(self, keys: Sequence[str]) -> List[BitMap]:
         """Document numbers containing each key; an empty BitMap when absent."""
-        return [BitMap(a.tolist()) for a in self.key_posting_arrays(keys)]
+        return arrays_to_bitmaps(self.key_posting_arrays(keys))
 
     # ---- whole-index views / updates ------------------------------------
     def stats(self) -> Dict[str, Any]:
