@@ -108,15 +108,23 @@ def resolve_misses(misses: Sequence[str], states_of: Callable[[List[str]], np.nd
     """
     res: Dict[str, int] = {}
     keyset = docs.keyset
+    out: List[int] = [ABSENT] * len(misses)
+    open_pos: List[int] = []  # positions not settled by their hint
     if hints is not None:
         last, found = -1, frozenset()
-        for g, d in zip(misses, hints.tolist()):
+        for i, (g, d) in enumerate(zip(misses, hints.tolist())):
             if d != last:
                 last, found = d, (keyset(d) if d >= 0 else frozenset())
             if g in found:
-                res[g] = d
+                out[i] = res[g] = d
+            else:
+                open_pos.append(i)
+    else:
+        open_pos = list(range(len(misses)))
+    if not open_pos:
+        return np.asarray(out, dtype=np.int64)
     known: Dict[str, int] = dict.fromkeys(misses, ABSENT)  # none of them is a row
-    rest = [g for g in known if g not in res]
+    rest = [g for g in dict.fromkeys(misses[i] for i in open_pos) if g not in res]
     todo = []
     for g in rest:
         c = g.count(" ")
@@ -168,4 +176,6 @@ def resolve_misses(misses: Sequence[str], states_of: Callable[[List[str]], np.nd
                 elif d == FREQUENT:
                     d = ABSENT  # both sub-N-grams frequent: the key would be a row
             res[g] = d if d >= 0 and g in keyset(d) else ABSENT
-    return np.fromiter((res[g] for g in misses), dtype=np.int64, count=len(misses))
+    for i in open_pos:
+        out[i] = res[misses[i]]
+    return np.asarray(out, dtype=np.int64)
