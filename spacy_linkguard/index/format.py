@@ -38,6 +38,9 @@ count at every 32nd row) plus the rows of its block in `df.npy`. `counts.n_rows`
 pruned); the histogram in `stats.json` counts all of them. The *full* layout
 (`--full`, and every version 2 index, which still loads) stores every N-gram.
 
+A *sharded* index (`build-index --shards P`) is a folder of such parts: see
+spacy_linkguard/index/shards.py (layouts "shard" and "documents", manifest.json).
+
 Every array is a plain `.npy` file, memory-mapped on load. Nothing in the
 files depends on the order the documents' N-grams were met in, so the same
 corpus always gives the same bytes, and adding documents gives the bytes of a
