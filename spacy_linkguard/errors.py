@@ -171,6 +171,17 @@ class Errors(metaclass=ErrorsWithCodes):
             "another text normalization ({normalization}), so its answers would be "
             "wrong for this detector. Rebuild it from its collection with "
             "`python -m spacy_linkguard build-index COLLECTION.jsonl {path}`.")
+    E073 = ("Unknown index layout {layout}: expected 'pruned' (the default: frequent "
+            "N-grams plus each document's tokens) or 'full' (every N-gram, `--full`).")
+    E074 = ("{path} is the {layout} part of a sharded index, which answers only "
+            "together with the other parts: load its parent folder {parent}.")
+    E075 = ("Cannot shard into {shards} shards with the {layout} layout: give an integer "
+            "from 1 to 4096, with the pruned layout (the default; not with `--full`).")
+    E076 = ("The sharded index at {path} is inconsistent: {detail}. Copy the whole "
+            "folder again or rebuild it with `python -m spacy_linkguard build-index --shards`.")
+    E077 = ("Building on a Dask cluster (--workers / --scheduler) needs dask.distributed, "
+            "which is not installed. Install it with `pip install spacy-linkguard[dist]` "
+            "(or `pip install \"dask[distributed]\"`).")
 
     # --- E100-E149: linkage detection ---------------------------------------
     E100 = ("k must be an integer >= 2 (a phrase set singles out a document "

@@ -21,6 +21,14 @@ def build_index_cmd(
     placeholder: str = typer.Option("[REDACTED]", "--placeholder", help="Masking placeholder (a segment boundary)."),
     memory_budget: str = typer.Option("4GB", "--memory-budget", help="Working memory for sorting, e.g. 4GB, 512MB."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars on stderr."),
+    full: bool = typer.Option(False, "--full", help="Store every N-gram (format 2's layout) instead of the "
+                              "pruned layout (frequent N-grams plus each document's tokens; the same answers)."),
+    shards: Optional[int] = typer.Option(None, "--shards", help="Write a sharded index of this many shards "
+                                         "(split by a hash of the key; NgramIndex.load opens it the same way)."),
+    workers: Optional[int] = typer.Option(None, "--workers", help="Build on a Dask LocalCluster of this many "
+                                          "worker processes (sharded; --shards defaults to this number)."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Build on the Dask cluster of this "
+                                            "scheduler (tcp://HOST:8786); OUT_DIR's folder must be shared by all workers."),
 ) -> None:
     """Build the N-gram index of a corpus (every 1..max_n-gram -> its documents)."""
     from ..corpus import count_lines, iter_records
@@ -28,9 +36,20 @@ def build_index_cmd(
     from ..index import NgramIndex
 
     try:
+        if workers is not None or scheduler is not None:
+            from ..index.distributed import build_distributed
+            from ..ngrams import NgramSettings
+
+            n_shards = shards or max(2, workers or 2)
+            build_distributed(corpus, out_dir, NgramSettings(max_n=max_n, placeholder=placeholder),
+                              n_shards=n_shards, scheduler=scheduler, n_workers=workers or 2, progress=progress)
+            idx = NgramIndex.load(out_dir)
+            typer.echo(f"Indexed {idx.n_docs:,} documents, {idx.n_ngrams:,} distinct N-grams -> {out_dir} "
+                       f"({n_shards} shards, built on Dask)")
+            return
         records = _Sized(iter_records(corpus), count_lines(corpus)) if corpus.is_file() else iter_records(corpus)
         idx = NgramIndex.build(records, out_dir, max_n=max_n, placeholder=placeholder,
-                               memory_budget=memory_budget, progress=progress)
+                               memory_budget=memory_budget, progress=progress, full=full, shards=shards)
     except LinkguardError as e:
         _fail(e)
     typer.echo(f"Indexed {idx.n_docs:,} documents, {idx.n_ngrams:,} distinct N-grams -> {out_dir}")
@@ -91,11 +110,17 @@ def index_stats_cmd(
     typer.echo(f"tokens       {stats['n_tokens']:,}")
     typer.echo(f"N-grams      {stats['n_ngrams']:,}  (max_n {stats['settings']['max_n']}, "
                f"placeholder {stats['settings']['placeholder']})")
+    if stats["n_shards"] > 1 or stats["layout"] == "sharded":
+        typer.echo(f"shards       {stats['n_shards']}  (split by crc32 of the key)")
+    share = stats["n_rows"] / stats["n_ngrams"] if stats["n_ngrams"] else 0.0
+    typer.echo(f"layout       {stats['layout']}: {stats['n_rows']:,} kept as rows ({share:.1%}), "
+               f"{stats['n_pruned']:,} pruned (answered from the documents' tokens)")
     for n, c in stats["n_ngrams_by_n"].items():
         typer.echo(f"  N = {n:<3}    {c:,}")
     typer.echo(f"postings     {stats['n_postings']:,}  (mean list length {stats['mean_postings']:.3f}, "
                f"{stats['share_df1']:.1%} in one document)")
-    typer.echo(f"disk         {stats['disk_bytes'] / 2**20:,.1f} MiB  ({stats['bytes_per_ngram']:.1f} bytes per N-gram)")
+    typer.echo(f"disk         {stats['disk_bytes'] / 2**20:,.1f} MiB  ({stats['bytes_per_token']:.2f} bytes per token, "
+               f"{stats['bytes_per_ngram']:.1f} per N-gram)")
     if "figure" in stats:
         typer.echo(f"figure       {stats['figure']}")
 

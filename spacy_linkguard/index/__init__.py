@@ -2,5 +2,6 @@
 from .budget import parse_memory_budget
 from .format import FORMAT_VERSION
 from .ngram_index import NgramIndex
+from .sharded_index import ShardedIndex
 
-__all__ = ["FORMAT_VERSION", "NgramIndex", "parse_memory_budget"]
+__all__ = ["FORMAT_VERSION", "NgramIndex", "ShardedIndex", "parse_memory_budget"]

@@ -245,8 +245,6 @@ def merge_runs(runs: List[_Run], stream: TokenStream, workdir: Path, *, max_n: i
     """Step 3: merge the runs bucket by bucket into rows (a Source in hash order)."""
     from tqdm import tqdm
 
-    from .writer import serialize_docs
-
     tokens = stream.tokens()
     total = sum(len(r.h) for r in runs)
     per_bucket = max(MIN_BUCKET_ROWS, budget // MERGE_BYTES_PER_ROW)
@@ -259,16 +257,8 @@ def merge_runs(runs: List[_Run], stream: TokenStream, workdir: Path, *, max_n: i
         cuts = [np.concatenate([[0], r.h.searchsorted(edges), [len(r.h)]]) for r in runs]
     else:
         cuts = [np.array([0, len(r.h)]) for r in runs]
-    keys_path = workdir / "keys.txt"
-    df_out = _Appender(workdir / "rows.df", np.uint32)
-    ref_out = _Appender(workdir / "rows.ref", np.uint32)
-    n_out = _Appender(workdir / "rows.n", np.uint8)
-    blob_out = _Appender(workdir / "rows.blob", np.uint8)
-    offsets = [0]
-    keytext = _KeyText(stream.vocab, tokens)
-    n_multi = 0
-    with open(keys_path, "wb") as keys_f, tqdm(total=total, desc="merging", unit="row", unit_scale=True,
-                                                 disable=not progress, leave=False) as bar:
+    sink = RowSink(workdir, _KeyText(stream.vocab, tokens), max_n)
+    with tqdm(total=total, desc="merging", unit="row", unit_scale=True, disable=not progress, leave=False) as bar:
         for b in range(n_buckets):
             parts = [(r, int(c[b]), int(c[b + 1])) for r, c in zip(runs, cuts) if c[b + 1] > c[b]]
             if not parts:
@@ -284,45 +274,68 @@ def merge_runs(runs: List[_Run], stream: TokenStream, workdir: Path, *, max_n: i
             keep = _dedup(h, doc)  # a document cut between two chunks
             if not keep.all():
                 h, doc, pos, n = h[keep], doc[keep], pos[keep], n[keep]
-            first = np.flatnonzero(np.concatenate([[True], h[1:] != h[:-1]]))
-            df = np.diff(np.append(first, len(h))).astype(np.uint32)
-            cols = keytext.token_matrix(pos[first], n[first], max_n)
-            order = keytext.prefix_order(cols)
-            first, df, cols = first[order], df[order], cols[order]
-            ref = doc[first].astype(np.uint32)
-            multi = np.flatnonzero(df >= 2)
-            if len(multi):
-                ref[multi] = np.arange(n_multi, n_multi + len(multi), dtype=np.uint32)
-                n_multi += len(multi)
-                lens = []
-                chunks = []
-                for a in range(0, len(multi), KEY_CHUNK):
-                    sel = multi[a : a + KEY_CHUNK]
-                    starts, dfs = first[sel], df[sel].astype(np.int64)
-                    # the documents of these groups only, as Python ints, a chunk at a time
-                    flat = doc[np.repeat(starts - (np.cumsum(dfs) - dfs), dfs) + np.arange(int(dfs.sum()))].tolist()
-                    o = 0
-                    for d in dfs.tolist():
-                        data = serialize_docs(flat[o : o + d])
-                        o += d
-                        chunks.append(data)
-                        lens.append(len(data))
-                blob_out.add(np.frombuffer(b"".join(chunks), dtype=np.uint8))
-                offsets.extend((offsets[-1] + np.cumsum(lens)).tolist())
-            df_out.add(df)
-            ref_out.add(ref)
-            n_out.add(n[first])
-            for a in range(0, len(first), KEY_CHUNK):
-                keys_f.write(keytext.lines(cols[a : a + KEY_CHUNK], n[first[a : a + KEY_CHUNK]]))
+            sink.add(h, doc, pos, n)
             bar.update(len(h))
-    return Source(
-        keys=lambda: iter_lines(keys_path),
-        df=df_out.close(),
-        ref=ref_out.close(),
-        ngram_n=n_out.close(),
-        offsets=np.array(offsets, dtype=np.uint64),
-        blob=blob_out.close(),
-    )
+    return sink.close()
+
+
+class RowSink:
+    """Index rows (key text, df, ref, N, Roaring bitmaps) appended group by group
+    to files in `workdir`; `close()` gives them as a Source in append order."""
+
+    def __init__(self, workdir: Path, keytext: "_KeyText", max_n: int, encoding: str = "roaring"):
+        from .postings_codec import ENCODERS
+
+        self.encode = ENCODERS[encoding]
+        self.keys_path = workdir / "keys.txt"
+        self.keys_f = open(self.keys_path, "wb")
+        self.df = _Appender(workdir / "rows.df", np.uint32)
+        self.ref = _Appender(workdir / "rows.ref", np.uint32)
+        self.n = _Appender(workdir / "rows.n", np.uint8)
+        self.blob = _Appender(workdir / "rows.blob", np.uint8)
+        self.offsets = [0]
+        self.keytext, self.max_n, self.n_multi = keytext, max_n, 0
+
+    def add(self, h: np.ndarray, doc: np.ndarray, pos: np.ndarray, n: np.ndarray) -> None:
+        """Rows of occurrences sorted by hash, then document, one per (hash, document)."""
+        if not len(h):
+            return
+        keytext = self.keytext
+        first = np.flatnonzero(np.concatenate([[True], h[1:] != h[:-1]]))
+        df = np.diff(np.append(first, len(h))).astype(np.uint32)
+        cols = keytext.token_matrix(pos[first], n[first], self.max_n)
+        order = keytext.prefix_order(cols)
+        first, df, cols = first[order], df[order], cols[order]
+        ref = doc[first].astype(np.uint32)
+        multi = np.flatnonzero(df >= 2)
+        if len(multi):
+            ref[multi] = np.arange(self.n_multi, self.n_multi + len(multi), dtype=np.uint32)
+            self.n_multi += len(multi)
+            for a in range(0, len(multi), KEY_CHUNK):
+                sel = multi[a : a + KEY_CHUNK]
+                starts, dfs = first[sel], df[sel].astype(np.int64)
+                # the documents of these groups only, a chunk at a time
+                flat = doc[np.repeat(starts - (np.cumsum(dfs) - dfs), dfs) + np.arange(int(dfs.sum()))]
+                data, lens = self.encode(flat, dfs)
+                self.blob.add(data)
+                self.offsets.extend((self.offsets[-1] + np.cumsum(lens)).tolist())
+        self.df.add(df)
+        self.ref.add(ref)
+        self.n.add(n[first])
+        for a in range(0, len(first), KEY_CHUNK):
+            self.keys_f.write(keytext.lines(cols[a : a + KEY_CHUNK], n[first[a : a + KEY_CHUNK]]))
+
+    def close(self) -> Source:
+        self.keys_f.close()
+        keys_path = self.keys_path
+        return Source(
+            keys=lambda: iter_lines(keys_path),
+            df=self.df.close(),
+            ref=self.ref.close(),
+            ngram_n=self.n.close(),
+            offsets=np.array(self.offsets, dtype=np.uint64),
+            blob=self.blob.close(),
+        )
 
 
 def iter_lines(path: Path, block: int = 1 << 24) -> Iterator[str]:

@@ -11,14 +11,23 @@ def index_stats(index) -> Dict[str, Any]:
 
     RETURNS (dict): n_docs, n_ngrams, n_postings, mean_postings, share_df1,
         n_ngrams_by_n, disk_bytes, bytes_per_ngram, n_tokens, n_skipped_empty,
-        format_version, settings, checksum, df_histogram ({n: [[df, count], ...]}).
+        format_version, settings, checksum, df_histogram ({n: [[df, count], ...]}),
+        layout, n_rows (N-grams stored as rows), n_pruned (answered from the
+        documents' tokens), disk_bytes_by_file, bytes_per_token.
     """
     counts = index.meta["counts"]
     hist = load_histogram(index.path)
     by_n = {n: sum(c for _, c in pairs) for n, pairs in hist.items()}
     n_df1 = sum(c for pairs in hist.values() for df, c in pairs if df == 1)
-    disk = sum((Path(index.path) / name).stat().st_size for name in (fmt.META, *fmt.DATA_FILES))
+    layout = index.layout
+    if layout == "sharded":  # every file of every part
+        root = Path(index.path)
+        by_file = {str(p.relative_to(root)): p.stat().st_size for p in sorted(root.rglob("*")) if p.is_file()}
+    else:
+        by_file = {name: (Path(index.path) / name).stat().st_size for name in (fmt.META, *fmt.data_files(layout))}
+    disk = sum(by_file.values())
     n_ngrams = counts["n_ngrams"]
+    n_tokens = counts.get("n_tokens")
     return {
         "n_docs": counts["n_docs"],
         "n_ngrams": n_ngrams,
@@ -26,7 +35,13 @@ def index_stats(index) -> Dict[str, Any]:
         "mean_postings": counts["n_postings"] / n_ngrams if n_ngrams else 0.0,
         "share_df1": n_df1 / n_ngrams if n_ngrams else 0.0,
         "n_ngrams_by_n": {str(n): c for n, c in sorted(by_n.items())},
-        "n_tokens": counts.get("n_tokens"),
+        "n_tokens": n_tokens,
+        "layout": layout,
+        "n_rows": counts.get("n_rows", n_ngrams),
+        "n_pruned": counts.get("n_pruned", 0),
+        "disk_bytes_by_file": by_file,
+        "bytes_per_token": disk / n_tokens if n_tokens else 0.0,
+        "n_shards": getattr(index, "n_shards", 1),
         "n_skipped_empty": counts.get("n_skipped_empty", 0),
         "disk_bytes": disk,
         "bytes_per_ngram": disk / n_ngrams if n_ngrams else 0.0,

@@ -251,3 +251,32 @@ def tokenize_records(
         n_tokens=n_tokens,
         n_skipped_empty=len(skipped),
     )
+
+
+def concat_streams(first: TokenStream, second: TokenStream, path: Path) -> TokenStream:
+    """One stream of the documents of `first`, then those of `second` (vocabularies merged)."""
+    vocab = list(first.vocab)
+    ids = {w: i for i, w in enumerate(vocab)}
+    remap = np.empty(len(second.vocab) + 1, dtype=np.uint32)
+    for j, w in enumerate(second.vocab):
+        i = ids.get(w)
+        if i is None:
+            i = ids[w] = len(vocab)
+            vocab.append(w)
+        remap[j] = i
+    remap[-1] = SENTINEL
+    if len(vocab) >= MAX_VOCAB:
+        raise LinkguardError(Errors.E065.format(n=len(vocab)))
+    with open(path, "wb") as f:
+        np.asarray(first.tokens()).tofile(f)
+        t = np.asarray(second.tokens()).astype(np.int64)
+        remap[np.where(t == SENTINEL, len(second.vocab), t)].tofile(f)
+    return TokenStream(
+        path=path,
+        n_positions=first.n_positions + second.n_positions,
+        doc_starts=np.concatenate([first.doc_starts, second.doc_starts[1:] + first.n_positions]),
+        vocab=vocab,
+        doc_ids=first.doc_ids + second.doc_ids,
+        n_tokens=first.n_tokens + second.n_tokens,
+        n_skipped_empty=first.n_skipped_empty + second.n_skipped_empty,
+    )

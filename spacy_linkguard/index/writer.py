@@ -69,10 +69,17 @@ def _canonical(bm: BitMap) -> bytes:
     return serialize_docs(bm.to_array())
 
 
-def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool = False) -> Dict[str, int]:
+def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool = False,
+               pruned_by_n: Optional[Dict[int, int]] = None, compact: bool = False) -> Dict[str, int]:
     """Write vocab.marisa, df/ref/ngram_n/postings files and stats.json into `out`.
 
-    RETURNS (dict): counts (n_ngrams, n_multi, n_postings).
+    pruned_by_n: the pruned layout's N-grams not in the rows (each with df 1),
+        counted per N in n_ngrams, n_postings and the histogram.
+    compact: the pruned layout's narrower files: df.npy as uint16 and
+        postings_offsets.npy as uint32 where the values fit, no ngram_n.npy,
+        ref.npy holding only documents (uint16 where they fit; 0 for df >= 2)
+        and multi_rank.npy for the posting-list number of a df >= 2 row.
+    RETURNS (dict): counts (n_ngrams, n_rows, n_pruned, n_multi, n_postings).
     """
     from tqdm import tqdm
 
@@ -94,9 +101,10 @@ def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool =
     bar.update(1)
     del trie
 
-    df = new_array(out / fmt.DF, dtype=np.uint32, shape=(n_keys,))
-    ngram_n = new_array(out / fmt.NGRAM_N, dtype=np.uint8, shape=(n_keys,))
-    ref = new_array(out / fmt.REF, dtype=np.uint32, shape=(n_keys,))
+    df = new_array(out / (fmt.DF + ".u32" if compact else fmt.DF), dtype=np.uint32, shape=(n_keys,))
+    ngram_n = (np.zeros(n_keys, dtype=np.uint8) if compact
+               else new_array(out / fmt.NGRAM_N, dtype=np.uint8, shape=(n_keys,)))
+    ref = new_array(out / (fmt.REF + ".u32" if compact else fmt.REF), dtype=np.uint32, shape=(n_keys,))
     df[:] = 0
     seen = np.zeros(n_keys, dtype=np.uint8)
     for s, ids in zip(sources, new_ids):
@@ -157,7 +165,10 @@ def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool =
     offsets = np.zeros(n_multi + 1, dtype=np.uint64)
     np.cumsum(lengths, out=offsets[1:])
     del lengths
-    np.save(out / fmt.OFFSETS, offsets)
+    if compact and offsets[-1] < 2**32:
+        np.save(out / fmt.OFFSETS, offsets.astype(np.uint32))
+    else:
+        np.save(out / fmt.OFFSETS, offsets)
     blob = new_array(out / fmt.POSTINGS, dtype=np.uint8, shape=(int(offsets[-1]),))
     for s, j_dst, starts, lens in moves:
         copy_ranges(blob, offsets[j_dst].astype(np.int64), s.blob, starts, lens)
@@ -167,14 +178,73 @@ def write_rows(sources: List[Source], out: Path, *, max_n: int, progress: bool =
         blob[o : o + len(data)] = np.frombuffer(data, dtype=np.uint8)
 
     hist = df_histogram(df, ngram_n, max_n)
+    n_pruned = sum((pruned_by_n or {}).values())
+    for n, count in (pruned_by_n or {}).items():
+        if count:
+            pairs = dict(map(tuple, hist.get(n, [])))
+            pairs[1] = pairs.get(1, 0) + count
+            hist[n] = [[k, c] for k, c in sorted(pairs.items())]
     fmt.dump_json({"df_histogram": fmt.histogram_to_json(hist)}, out / fmt.STATS)
-    n_postings = int(df[:].sum(dtype=np.int64))
-    for arr in (df, ngram_n, ref, blob):
+    n_postings = int(df[:].sum(dtype=np.int64)) + n_pruned
+    for arr in (df, ref, blob) if compact else (df, ngram_n, ref, blob):
         arr.flush()
+    if compact:
+        _compact_ref(out, df, ref, n_keys)
+        narrow = np.uint16 if n_keys == 0 or int(df.max()) < 2**16 else np.uint32
+        small = new_array(out / fmt.DF, dtype=narrow, shape=(n_keys,))
+        for a, b in _row_chunks(n_keys):
+            small[a:b] = df[a:b]
+        small.flush()
+        del small
+        os.unlink(out / (fmt.DF + ".u32"))
     bar.update(1)
     bar.close()
     del df, ngram_n, ref, blob
-    return {"n_ngrams": int(n_keys), "n_multi": int(n_multi), "n_postings": n_postings}
+    return {"n_ngrams": int(n_keys) + n_pruned, "n_rows": int(n_keys), "n_pruned": n_pruned,
+            "n_multi": int(n_multi), "n_postings": n_postings}
+
+
+RANK_BLOCK = 32  # rows per multi_rank.npy entry
+
+
+def _compact_ref(out: Path, df: np.ndarray, ref: np.ndarray, n_keys: int) -> None:
+    """ref.npy (documents of df-1 rows only) and multi_rank.npy from the full ref array.
+
+    A df >= 2 row's posting list number is the number of df >= 2 rows before
+    it (lists are written in row order): multi_rank.npy holds that count at
+    every RANK_BLOCK-th row, the rest is counted in df.npy (`multi_rows`)."""
+    top = 0
+    for a, b in _row_chunks(n_keys):
+        sel = df[a:b] == 1
+        if sel.any():
+            top = max(top, int(ref[a:b][sel].max()))
+    small = new_array(out / fmt.REF, dtype=np.uint16 if top < 2**16 else np.uint32, shape=(n_keys,))
+    n_blocks = (n_keys + RANK_BLOCK - 1) // RANK_BLOCK
+    rank = np.zeros(n_blocks, dtype=np.uint32)
+    seen = 0
+    for a, b in _row_chunks(n_keys):  # chunks are multiples of RANK_BLOCK
+        d = df[a:b]
+        small[a:b] = np.where(d == 1, ref[a:b], 0)
+        multi = (d >= 2).astype(np.int64)
+        per_block = np.add.reduceat(multi, np.arange(0, b - a, RANK_BLOCK)) if b > a else multi[:0]
+        rank[a // RANK_BLOCK : a // RANK_BLOCK + len(per_block)] = seen + np.cumsum(per_block) - per_block
+        seen += int(multi.sum())
+    small.flush()
+    del small
+    np.save(out / fmt.MULTI_RANK, rank)
+    os.unlink(out / (fmt.REF + ".u32"))
+
+
+def multi_rows(df: np.ndarray, rank: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The posting list numbers (int64) of df >= 2 rows `rows` (see `_compact_ref`)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if not len(rows):
+        return rows
+    start = rows - rows % RANK_BLOCK
+    k = np.arange(RANK_BLOCK, dtype=np.int64)
+    idx = np.minimum(start[:, None] + k, len(df) - 1)
+    before = (np.asarray(df[idx.ravel()]).reshape(idx.shape) >= 2) & (k < (rows - start)[:, None])
+    return np.asarray(rank[rows // RANK_BLOCK], dtype=np.int64) + before.sum(axis=1)
 
 
 def new_array(path: Path, dtype, shape: tuple) -> np.ndarray:
@@ -237,3 +307,14 @@ def df_histogram(df: np.ndarray, ngram_n: np.ndarray, max_n: int) -> Dict[int, L
         nz = np.flatnonzero(counts)
         hist[n] = [[int(k), int(counts[k])] for k in nz if k > 0]
     return hist
+
+
+def merge_histograms(hists: List[Dict[int, List[List[int]]]]) -> Dict[int, List[List[int]]]:
+    """The sum of df histograms ({n: [[df, count], ...]}); every N of any input is kept."""
+    total: Dict[int, Dict[int, int]] = {}
+    for hist in hists:
+        for n, pairs in hist.items():
+            acc = total.setdefault(int(n), {})
+            for k, c in pairs:
+                acc[int(k)] = acc.get(int(k), 0) + int(c)
+    return {n: [[k, c] for k, c in sorted(acc.items()) if c] for n, acc in sorted(total.items())}

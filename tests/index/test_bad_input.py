@@ -194,7 +194,7 @@ def test_hash_collision_retry_gives_the_right_index(tmp_path, monkeypatch):
 
     monkeypatch.setattr(runs, "spill_runs", first_attempt_collides)
     docs = [{"id": "a", "text": "the court held that"}, {"id": "b", "text": "the court said that"}]
-    idx = NgramIndex.build(docs, tmp_path / "idx", progress=False)
+    idx = NgramIndex.build(docs, tmp_path / "idx", progress=False, full=True)
     assert calls["n"] == 2
     post = oracle([d["text"] for d in docs], idx.settings)
     assert idx.key_doc_freqs(sorted(post)).tolist() == [len(post[k]) for k in sorted(post)]

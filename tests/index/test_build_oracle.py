@@ -50,7 +50,7 @@ def test_many_runs_and_buckets_match_oracle(tmp_path, tiny_chunks, monkeypatch):
 
     monkeypatch.setattr(runs, "merge_runs", spy)
     docs = random_corpus(seed=7, n_docs=30)
-    idx = NgramIndex.build(docs, tmp_path / "idx", progress=False, memory_budget="32MiB")
+    idx = NgramIndex.build(docs, tmp_path / "idx", progress=False, memory_budget="32MiB", full=True)
     assert seen["runs"] > 20
     assert idx.meta["counts"]["n_docs"] == 30
     assert_matches_oracle(idx, [d["text"] for d in docs], NgramSettings())

@@ -61,3 +61,26 @@ def test_module_entry_point(tmp_path):
                            str(tmp_path / "idx")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert NgramIndex.load(tmp_path / "idx").n_docs == 5
+
+
+def test_build_sharded_and_full_from_the_cli(tmp_path):
+    docs = random_corpus(seed=5, n_docs=25)
+    write_records(docs, tmp_path / "all.jsonl")
+    res = runner.invoke(app, ["build-index", str(tmp_path / "all.jsonl"), str(tmp_path / "s"), "--shards", "3",
+                              "--no-progress"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["build-index", str(tmp_path / "all.jsonl"), str(tmp_path / "f"), "--full",
+                              "--no-progress"])
+    assert res.exit_code == 0, res.output
+    sharded, full = NgramIndex.load(tmp_path / "s"), NgramIndex.load(tmp_path / "f")
+    assert sharded.n_shards == 3 and full.layout == "full" and sharded.n_ngrams == full.n_ngrams
+    res = runner.invoke(app, ["index-stats", str(tmp_path / "s"), "--no-figure"])
+    assert res.exit_code == 0, res.output
+    assert "shards       3" in res.output and "pruned (answered from the documents' tokens)" in res.output
+    assert "bytes per token" in res.output
+    res = runner.invoke(app, ["index-stats", str(tmp_path / "f"), "--json", "--no-figure"])
+    stats = json.loads(res.output)
+    assert stats["layout"] == "full" and stats["n_pruned"] == 0 and stats["n_rows"] == stats["n_ngrams"]
+    res = runner.invoke(app, ["build-index", str(tmp_path / "all.jsonl"), str(tmp_path / "x"), "--full",
+                              "--shards", "2", "--no-progress"])
+    assert res.exit_code == 1 and "E075" in res.output

@@ -14,14 +14,22 @@ from .oracle import random_corpus
 
 
 def file_bytes(path):
-    return {name: (path / name).read_bytes() for name in (fmt.META, *fmt.DATA_FILES)}
+    names = [p.name for p in path.iterdir()]
+    assert set(names) <= {fmt.META, *fmt.ALL_FILES}
+    return {name: (path / name).read_bytes() for name in names}
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["pruned", "full"])
+def full(request):
+    """Every test of this module runs on both layouts."""
+    return request.param
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
+def built(tmp_path_factory, full):
     docs = random_corpus(seed=11, n_docs=50)
     path = tmp_path_factory.mktemp("fmt") / "idx"
-    NgramIndex.build(docs, path, progress=False)
+    NgramIndex.build(docs, path, progress=False, full=full)
     return docs, path
 
 
@@ -34,7 +42,9 @@ def test_round_trip_and_meta(built):
     assert meta["counts"]["n_docs"] == 50 == idx.n_docs
     assert meta["counts"]["n_ngrams"] == idx.n_ngrams == len(idx)
     assert json.loads((path / fmt.DOC_IDS).read_text()) == [d["id"] for d in docs] == idx.doc_ids
-    assert set(meta["files"]) == set(fmt.DATA_FILES)
+    assert set(meta["files"]) == set(fmt.data_files(idx.layout))
+    assert meta["layout"] == idx.layout
+    assert meta["counts"]["n_rows"] == idx.n_rows <= idx.n_ngrams
     for name, info in meta["files"].items():
         assert info["sha256"] == fmt.sha256_file(path / name)
     assert idx.checksum == meta["checksum"] and idx.checksum.startswith("sha256:")
@@ -51,32 +61,32 @@ def test_load_is_fast(built):
     assert time.perf_counter() - t < 1.0
 
 
-def test_deterministic_bytes(built, tmp_path):
+def test_deterministic_bytes(built, full, tmp_path):
     docs, path = built
-    NgramIndex.build(iter(docs), tmp_path / "again", progress=False, memory_budget="64MB")
+    NgramIndex.build(iter(docs), tmp_path / "again", progress=False, full=full, memory_budget="64MB")
     assert file_bytes(tmp_path / "again") == file_bytes(path)
 
 
-def test_checksum_depends_on_content(built, tmp_path):
+def test_checksum_depends_on_content(built, full, tmp_path):
     docs, path = built
-    other = NgramIndex.build(docs[:-1], tmp_path / "other", progress=False)
+    other = NgramIndex.build(docs[:-1], tmp_path / "other", progress=False, full=full)
     assert other.checksum != NgramIndex.load(path).checksum
     renamed = [dict(d, id=d["id"] + "x") for d in docs]
-    assert NgramIndex.build(renamed, tmp_path / "renamed", progress=False).checksum != other.checksum
+    assert NgramIndex.build(renamed, tmp_path / "renamed", progress=False, full=full).checksum != other.checksum
 
 
 @pytest.mark.parametrize("split", [1, 25, 49])
-def test_incremental_equals_rebuild(built, tmp_path, split):
+def test_incremental_equals_rebuild(built, full, tmp_path, split):
     docs, path = built
-    idx = NgramIndex.build(docs[:split], tmp_path / "inc", progress=False)
+    idx = NgramIndex.build(docs[:split], tmp_path / "inc", progress=False, full=full)
     idx = idx.add_documents(docs[split:], progress=False)
     assert idx.n_docs == 50
     assert file_bytes(tmp_path / "inc") == file_bytes(path)
 
 
-def test_incremental_in_several_steps_and_nothing_to_add(built, tmp_path, tiny_chunks):
+def test_incremental_in_several_steps_and_nothing_to_add(built, full, tmp_path, tiny_chunks):
     docs, path = built
-    idx = NgramIndex.build(docs[:10], tmp_path / "inc", progress=False)
+    idx = NgramIndex.build(docs[:10], tmp_path / "inc", progress=False, full=full)
     idx = idx.add_documents(docs[10:30], progress=False, memory_budget="32MiB")
     idx = idx.add_documents([], progress=False)
     idx = idx.add_documents(docs[30:], progress=False)
@@ -126,7 +136,7 @@ def test_older_format_refused_with_rebuild_hint(built, tmp_path):
 
 def test_meta_records_the_normalization(built):
     meta = json.loads((built[1] / fmt.META).read_text())
-    assert FORMAT_VERSION == meta["format_version"] == 2
+    assert FORMAT_VERSION == meta["format_version"] == 3
     assert meta["settings"]["normalization"] == NgramSettings().normalization
 
 
@@ -137,9 +147,12 @@ def test_corrupt_meta(built, tmp_path):
         NgramIndex.load(bad)
 
 
-@pytest.mark.parametrize("name", list(fmt.DATA_FILES))
+@pytest.mark.parametrize("name", list(fmt.ALL_FILES))
 def test_missing_file(built, tmp_path, name):
     bad = copy_index(built[1], tmp_path / "bad")
+    if not (bad / name).exists():
+        assert name not in fmt.data_files(NgramIndex.load(built[1]).layout)
+        return
     (bad / name).unlink()
     with pytest.raises(LinkguardError, match=f"E062.*{name}"):
         NgramIndex.load(bad)
@@ -171,14 +184,14 @@ def test_settings_mismatch_is_reported_by_settings(built):
         NgramSettings(max_n=5).check_compatible(idx.settings, where="the index")
 
 
-def test_tokenizer_processes_give_the_same_bytes(built, tmp_path, monkeypatch):
+def test_tokenizer_processes_give_the_same_bytes(built, full, tmp_path, monkeypatch):
     from spacy_linkguard.index import tokens
 
     docs, path = built
     monkeypatch.setattr(tokens, "BATCH_DOCS", 3)  # 17 batches: the pool and its back-pressure run
-    NgramIndex.build(docs, tmp_path / "p2", progress=False, n_process=2)
+    NgramIndex.build(docs, tmp_path / "p2", progress=False, full=full, n_process=2)
     assert file_bytes(tmp_path / "p2") == file_bytes(path)
-    NgramIndex.build(docs, tmp_path / "p1", progress=False, n_process=1)
+    NgramIndex.build(docs, tmp_path / "p1", progress=False, full=full, n_process=1)
     assert file_bytes(tmp_path / "p1") == file_bytes(path)
 
 
@@ -190,3 +203,50 @@ def test_worker_error_propagates_and_leaves_nothing(tmp_path, monkeypatch):
     with pytest.raises(LinkguardError, match="E007"):
         NgramIndex.build(docs, tmp_path / "idx", progress=False, n_process=2)
     assert list(tmp_path.iterdir()) == []
+
+
+def as_version_2(path):
+    """Rewrite the meta.json of a full-layout index as version 2 wrote it."""
+    meta = json.loads((path / fmt.META).read_text())
+    meta["format_version"] = 2
+    del meta["layout"]
+    del meta["counts"]["n_rows"], meta["counts"]["n_pruned"]
+    meta["checksum"] = fmt.content_checksum(meta["settings"], meta["files"], version=2)
+    meta["meta_sha256"] = fmt.meta_checksum(meta)
+    (path / fmt.META).write_text(json.dumps(meta))
+
+
+def test_version_2_index_still_loads(built, full, tmp_path):
+    if not full:
+        return  # version 2 had only the full layout
+    docs, path = built
+    old = copy_index(path, tmp_path / "v2")
+    as_version_2(old)
+    idx, new = NgramIndex.load(old, verify=True), NgramIndex.load(path)
+    assert idx.layout == "full" and idx.meta["format_version"] == 2
+    keys = [new._trie.restore_key(i) for i in range(new.n_rows)]
+    assert idx.key_doc_freqs(keys).tolist() == new.key_doc_freqs(keys).tolist()
+    assert idx.n_ngrams == new.n_ngrams
+
+
+def test_pruned_layout_damage_is_refused(built, full, tmp_path):
+    if full:
+        return
+    bad = copy_index(built[1], tmp_path / "bad")
+    data = bytearray((bad / fmt.DOC_TOKENS).read_bytes())
+    data[-1] ^= 0xFF
+    (bad / fmt.DOC_TOKENS).write_bytes(bytes(data))
+    with pytest.raises(LinkguardError, match="E070.*doc_tokens"):
+        NgramIndex.load(bad)
+    meta = json.loads((bad / fmt.META).read_text())
+    meta["layout"] = "sparse"
+    (bad / fmt.META).write_text(json.dumps(meta))
+    with pytest.raises(LinkguardError, match="E060.*layout"):
+        NgramIndex.load(bad)
+
+
+def test_unknown_layout_refused(tmp_path):
+    from spacy_linkguard.index.build import build_index
+
+    with pytest.raises(LinkguardError, match="E073"):
+        build_index([{"id": "a", "text": "x"}], tmp_path / "idx", NgramSettings(), layout="sparse")

@@ -1,0 +1,181 @@
+"""Exact answers for the N-grams a pruned index does not store (prune.py).
+
+A key that is not a row of a pruned index either occurs nowhere (df 0) or
+contains a sub-N-gram in one document only; then its df is 0 or 1, and its one
+possible document is that sub-N-gram's. Both (n-1)-token sub-N-grams are
+looked at (recursively when one is itself not a row, memoized per batch):
+- one of them has df 0: so has the key;
+- one of them has df 1, in document d: the key's df is 1 (document d) when
+  it occurs in d's stored tokens, else 0;
+- both have df >= 2: the key would be a row if it occurred, so its df is 0.
+Unigrams and keys longer than max_n that are not rows have df 0.
+
+Batches are resolved with a few vectorized row lookups per batch and one
+Python step per key that is not a row; a document's N-gram set is built once
+and kept (LRU) for the keys that follow, which in the detector's order (all
+N-grams of one text) mostly point at the same document.
+"""
+from collections import OrderedDict
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+
+import numpy as np
+
+from .doc_tokens import NO_KEY, SEGMENT_END, decode_varints
+
+FREQUENT = -2  # probe result: df >= 2
+ABSENT = -1  # probe result: not a row / resolved df 0
+DOC_CACHE = 256  # documents whose N-gram sets are kept
+
+
+class DocTokens:
+    """The stored token ranks of every document, and the N-gram keys of a document."""
+
+    def __init__(self, blob: np.ndarray, offsets: np.ndarray, token_keys: np.ndarray,
+                 restore_key: Callable[[int], str], max_n: int):
+        self.blob, self.offsets, self.token_keys = blob, offsets, token_keys
+        self.restore_key, self.max_n = restore_key, max_n
+        self._words: Dict[int, str] = {}
+        self._keysets: "OrderedDict[int, Set[str]]" = OrderedDict()
+
+    def ranks(self, doc: int) -> np.ndarray:
+        a, b = int(self.offsets[doc]), int(self.offsets[doc + 1])
+        return decode_varints(self.blob[a:b])
+
+    def segments(self, doc: int) -> List[List[str]]:
+        """The document's segments as lists of token keys."""
+        words, tk, restore = self._words, self.token_keys, self.restore_key
+        segs: List[List[str]] = []
+        cur: List[str] = []
+        for r in self.ranks(doc).tolist():
+            if r == SEGMENT_END:
+                segs.append(cur)
+                cur = []
+                continue
+            w = words.get(r)
+            if w is None:
+                k = int(tk[r])
+                if k == NO_KEY:
+                    raise ValueError(f"token rank {r} has no key")
+                w = words[r] = restore(k)
+            cur.append(w)
+        if cur:
+            segs.append(cur)
+        return segs
+
+    def keyset(self, doc: int) -> Set[str]:
+        """Every N-gram key (2..max_n tokens) of document `doc` (LRU-cached)."""
+        got = self._keysets.get(doc)
+        if got is not None:
+            self._keysets.move_to_end(doc)
+            return got
+        keys: Set[str] = set()
+        add, max_n = keys.add, self.max_n
+        for seg in self.segments(doc):
+            L = len(seg)
+            for i in range(L - 1):
+                key = seg[i]
+                for j in range(i + 1, min(L, i + max_n)):
+                    key = key + " " + seg[j]
+                    add(key)
+        self._keysets[doc] = keys
+        if len(self._keysets) > DOC_CACHE:
+            self._keysets.popitem(last=False)
+        return keys
+
+
+def forward_hints(states: np.ndarray) -> np.ndarray:
+    """For each batch position, the document of the nearest df-1 row at or before it (-1: none).
+
+    In the detector's order (one text's N-grams, left to right) that is the
+    document the text's unique phrases come from, so most keys that are not
+    rows are found in its N-gram set at once."""
+    pos = np.where(states >= 0, np.arange(len(states)), -1)
+    last = np.maximum.accumulate(pos) if len(pos) else pos
+    return np.where(last >= 0, states[np.maximum(last, 0)], -1)
+
+
+def resolve_misses(misses: Sequence[str], states_of: Callable[[List[str]], np.ndarray], docs: DocTokens,
+                   max_n: int, hints: Optional[np.ndarray] = None) -> np.ndarray:
+    """For keys that are not rows: their one document (int64), or -1 where df is 0.
+
+    states_of(keys): per key, the document when it is a row with df 1, FREQUENT
+        for a row with df >= 2, ABSENT when it is not a row (vectorized).
+    hints: a document to try first for each key (`forward_hints`): a key that
+        is not a row and occurs in a document has df 1, so finding it there
+        settles it. The others are settled from their sub-N-grams: unigrams
+        first (a key with a token found nowhere has df 0), then the (n-1)-grams
+        in rounds of one vectorized lookup, shortest keys first.
+    """
+    res: Dict[str, int] = {}
+    keyset = docs.keyset
+    out: List[int] = [ABSENT] * len(misses)
+    open_pos: List[int] = []  # positions not settled by their hint
+    if hints is not None:
+        last, found = -1, frozenset()
+        for i, (g, d) in enumerate(zip(misses, hints.tolist())):
+            if d != last:
+                last, found = d, (keyset(d) if d >= 0 else frozenset())
+            if g in found:
+                out[i] = res[g] = d
+            else:
+                open_pos.append(i)
+    else:
+        open_pos = list(range(len(misses)))
+    if not open_pos:
+        return np.asarray(out, dtype=np.int64)
+    known: Dict[str, int] = dict.fromkeys(misses, ABSENT)  # none of them is a row
+    rest = [g for g in dict.fromkeys(misses[i] for i in open_pos) if g not in res]
+    todo = []
+    for g in rest:
+        c = g.count(" ")
+        if c == 0 or c >= max_n or g[0] == " " or g[-1] == " " or "  " in g:
+            res[g] = ABSENT  # a unigram that is not a row, too long, or not a key at all
+        else:
+            todo.append(g)
+    if todo:  # any token found nowhere: df 0
+        ends = [w for w in dict.fromkeys(w for g in todo for w in (g[: g.find(" ")], g[g.rfind(" ") + 1 :]))
+                if w not in known]
+        known.update(zip(ends, states_of(ends).tolist()))
+        keep = []
+        for g in todo:
+            if known[g[: g.find(" ")]] == ABSENT or known[g[g.rfind(" ") + 1 :]] == ABSENT:
+                res[g] = ABSENT
+            else:
+                keep.append(g)
+        todo = keep
+    by_n: List[List[Tuple[str, str, str]]] = [[] for _ in range(max_n + 1)]
+    queued = set(known)
+    while todo:
+        ask: List[str] = []
+        for g in todo:
+            c = g.count(" ")
+            if c == 0:
+                res[g] = ABSENT
+                continue
+            pre, suf = g[: g.rfind(" ")], g[g.find(" ") + 1 :]
+            by_n[c + 1].append((g, pre, suf))
+            for sub in (pre, suf):
+                if sub not in known and sub not in queued:
+                    queued.add(sub)
+                    ask.append(sub)
+        todo = []
+        if ask:
+            for sub, st in zip(ask, states_of(ask).tolist()):
+                known[sub] = st
+                if st == ABSENT:
+                    todo.append(sub)
+    for level in by_n:
+        for g, pre, suf in level:
+            d = known[pre]
+            if d == ABSENT:
+                d = res[pre]
+            elif d == FREQUENT:
+                d = known[suf]
+                if d == ABSENT:
+                    d = res[suf]
+                elif d == FREQUENT:
+                    d = ABSENT  # both sub-N-grams frequent: the key would be a row
+            res[g] = d if d >= 0 and g in keyset(d) else ABSENT
+    for i in open_pos:
+        out[i] = res[misses[i]]
+    return np.asarray(out, dtype=np.int64)

@@ -1,0 +1,230 @@
+"""`ShardedIndex`: a sharded index (shards.py) with the API of `NgramIndex`.
+
+Each batch of keys is split by shard, each shard answers its part with its
+own vectorized lookups, and the answers are put back in the batch's order.
+Keys that are in no shard are answered from the documents (pruned_lookup.py),
+probing each sub-N-gram in its own shard.
+"""
+import json
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import marisa_trie
+import numpy as np
+from pyroaring import BitMap
+
+from ..errors import Errors, LinkguardError
+from ..ngrams import NgramSettings
+from . import format as fmt
+from .ngram_index import NgramIndex, TextLookups, arrays_to_bitmaps
+from .pruned_lookup import DocTokens, forward_hints, resolve_misses
+from .shards import SHARD_HASH, SHARDED_FORMAT, manifest_checksum, shard_ids
+
+
+def read_manifest(path: Path) -> Dict[str, Any]:
+    """Parse and check `path/manifest.json` (schema, both checksums, stats.json).
+
+    RAISES: E059 (none), E060 (unreadable), E061 (newer format), E069 (edited), E070/E063 (stats.json).
+    """
+    from .integrity import _HEX64
+
+    mpath = path / fmt.MANIFEST
+    if not mpath.is_file():
+        raise LinkguardError(Errors.E059.format(path=path))
+    try:
+        m = json.loads(mpath.read_text(encoding="utf-8"))
+        if not isinstance(m, dict) or m.get("format") != SHARDED_FORMAT:
+            raise ValueError(f"'format' is not {SHARDED_FORMAT!r}")
+        if isinstance(m["format_version"], bool) or not isinstance(m["format_version"], int):
+            raise TypeError("format_version must be an integer")
+        if m["format_version"] > fmt.FORMAT_VERSION:
+            raise LinkguardError(Errors.E061.format(path=path, version=m["format_version"], supported=fmt.FORMAT_VERSION))
+        n = m["n_shards"]
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1 or m["shard_hash"] != SHARD_HASH:
+            raise ValueError(f"n_shards {n!r} / shard_hash {m['shard_hash']!r}")
+        if len(m["shards"]) != n or any(not isinstance(d, str) or "/" in d or d.startswith(".") for d in m["shards"]):
+            raise ValueError("'shards' must name n_shards folders")
+        if not isinstance(m["parts"], dict) or set(m["parts"]) != {*m["shards"], m["documents"]}:
+            raise ValueError("'parts' must give the checksum of every shard and of the documents")
+        NgramSettings.from_dict(m["settings"])
+        info = m["files"][fmt.STATS]
+        if not (isinstance(info, dict) and isinstance(info.get("sha256"), str) and _HEX64.match(info["sha256"])):
+            raise TypeError("files['stats.json'] is malformed")
+    except LinkguardError:
+        raise
+    except (ValueError, KeyError, TypeError) as e:
+        raise LinkguardError(Errors.E060.format(path=mpath, detail=f"{type(e).__name__}: {e}")) from None
+    if fmt.meta_checksum(m) != m.get("meta_sha256"):
+        raise LinkguardError(Errors.E069.format(path=mpath, which="meta_sha256"))
+    if manifest_checksum(m) != m.get("checksum"):
+        raise LinkguardError(Errors.E069.format(path=mpath, which="checksum"))
+    stats = path / fmt.STATS
+    if not stats.is_file():
+        raise LinkguardError(Errors.E062.format(path=path, name=fmt.STATS))
+    if stats.stat().st_size != info["bytes"] or fmt.crc32_file(stats) != info["crc32"]:
+        raise LinkguardError(Errors.E070.format(path=stats))
+    return m
+
+
+class ShardedIndex(TextLookups):
+    """An index split into shards by a hash of the key; the API of `NgramIndex`."""
+
+    def __init__(self, path: Path, manifest: Dict[str, Any], shards: List[NgramIndex], docs: Optional[DocTokens],
+                 doc_ids: List[str], doc_arrays: Dict[str, np.ndarray], words: marisa_trie.Trie):
+        self.path = Path(path)
+        self.meta = manifest
+        self.settings = NgramSettings.from_dict(manifest["settings"])
+        self.layout = "sharded"
+        self.n_shards = len(shards)
+        self.shards = shards
+        self.doc_ids = doc_ids
+        self._doc_numbers: Optional[Dict[str, int]] = None
+        self._docs = docs
+        self._words = words
+        self._doc_blob = doc_arrays["doc_tokens"]
+        self._doc_offsets = doc_arrays["doc_offsets"]
+        self._token_keys = doc_arrays["token_keys"]
+
+    @classmethod
+    def load(cls, path: Union[str, Path], *, verify: bool = False) -> "ShardedIndex":
+        """Open a sharded index folder (every part checked as `NgramIndex.load` checks a folder).
+
+        RAISES: as `NgramIndex.load`, and E076 (parts that do not belong together).
+        """
+        from .integrity import check_documents, check_files, read_meta
+
+        path = Path(path)
+        m = read_manifest(path)
+        shards = [NgramIndex.load(path / d, verify=verify, _part=True) for d in m["shards"]]
+        dpath = path / m["documents"]
+        dmeta = read_meta(dpath)
+        check_files(dpath, dmeta, verify=verify)
+        arrays = {}
+        for attr, name in (("token_keys", fmt.TOKEN_KEYS), ("doc_tokens", fmt.DOC_TOKENS),
+                           ("doc_offsets", fmt.DOC_OFFSETS)):
+            try:
+                arrays[attr] = np.load(dpath / name, mmap_mode="r", allow_pickle=False)
+            except (ValueError, OSError) as e:
+                raise LinkguardError(Errors.E063.format(path=dpath / name, detail=str(e))) from None
+        try:
+            words = marisa_trie.Trie()
+            words.mmap(str(dpath / fmt.WORDS))
+            doc_ids = json.loads((dpath / fmt.DOC_IDS).read_text(encoding="utf-8"))
+        except Exception as e:  # marisa raises plain RuntimeError/ValueError on bad bytes
+            raise LinkguardError(Errors.E063.format(path=dpath, detail=f"{type(e).__name__}: {e}")) from None
+        check_documents(dpath, dmeta, arrays, len(words), doc_ids, full=verify)
+        parts = {d: s.checksum for d, s in zip(m["shards"], shards)}
+        parts[m["documents"]] = dmeta["checksum"]
+        for name, ck in parts.items():
+            if m["parts"][name] != ck:
+                raise LinkguardError(Errors.E076.format(path=path, detail=f"{name} has checksum {ck}, "
+                                                        f"manifest.json says {m['parts'][name]}"))
+        for name, s in zip(m["shards"], shards):
+            if s.meta["settings"] != m["settings"] or s.doc_ids != doc_ids:
+                raise LinkguardError(Errors.E076.format(path=path, detail=f"{name} has other settings or documents"))
+        docs = DocTokens(arrays["doc_tokens"], arrays["doc_offsets"], arrays["token_keys"], words.restore_key,
+                         int(m["settings"]["max_n"]))
+        return cls(path, m, shards, docs, doc_ids, arrays, words)
+
+    # ---- properties -----------------------------------------------------
+    @property
+    def n_ngrams(self) -> int:
+        return int(self.meta["counts"]["n_ngrams"])
+
+    @property
+    def n_rows(self) -> int:
+        return sum(s.n_rows for s in self.shards)
+
+    @property
+    def checksum(self) -> str:
+        return self.meta["checksum"]
+
+    def __len__(self) -> int:
+        return self.n_ngrams
+
+    def __repr__(self) -> str:
+        return f"ShardedIndex({str(self.path)!r}, n_shards={self.n_shards}, n_docs={self.n_docs}, n_ngrams={self.n_ngrams})"
+
+    # ---- lookups by key -------------------------------------------------
+    def _route(self, keys: Sequence[str]):
+        """Per shard: (positions in the batch, row ids in the shard)."""
+        sid = shard_ids(keys, self.n_shards, len(keys))
+        order = np.argsort(sid, kind="stable")
+        bounds = np.searchsorted(sid[order], np.arange(self.n_shards + 1))
+        out = []
+        for i, shard in enumerate(self.shards):
+            pos = order[bounds[i] : bounds[i + 1]]
+            if len(pos):
+                out.append((shard, pos, shard.key_ids([keys[j] for j in pos.tolist()])))
+        return out
+
+    def _misses(self, keys: Sequence[str], missing: np.ndarray, states: np.ndarray):
+        miss = np.flatnonzero(missing)
+        if not len(miss):
+            return []
+        hints = forward_hints(states)[miss]
+        docs = resolve_misses([keys[i] for i in miss.tolist()], self._key_states, self._docs, self.settings.max_n,
+                              hints)
+        if len(docs) and int(docs.max()) >= len(self.doc_ids):
+            raise LinkguardError(Errors.E063.format(path=self.path, detail=f"a key resolves to document {int(docs.max())}"))
+        found = docs >= 0
+        return zip(miss[found].tolist(), docs[found].tolist())
+
+    def _key_states(self, keys: List[str]) -> np.ndarray:
+        out = np.full(len(keys), -1, dtype=np.int64)
+        for shard, pos, ids in self._route(keys):
+            out[pos] = shard._states(ids)
+        return out
+
+    def key_doc_freqs(self, keys: Sequence[str]) -> np.ndarray:
+        """Document frequency (int64) of each key; 0 when absent."""
+        if not hasattr(keys, "__len__"):
+            keys = list(keys)
+        out = np.zeros(len(keys), dtype=np.int64)
+        missing = np.zeros(len(keys), dtype=bool)
+        states = np.full(len(keys), -1, dtype=np.int64)
+        for shard, pos, ids in self._route(keys):
+            out[pos] = shard._row_doc_freqs(ids)
+            missing[pos] = ids < 0
+            states[pos] = shard._states(ids)
+        for i, _ in self._misses(keys, missing, states):
+            out[i] = 1
+        return out
+
+    def key_posting_arrays(self, keys: Sequence[str]) -> List[np.ndarray]:
+        """Sorted int64 document numbers of each key (empty when absent)."""
+        if not hasattr(keys, "__len__"):
+            keys = list(keys)
+        out: List[np.ndarray] = [np.zeros(0, dtype=np.int64)] * len(keys)
+        missing = np.zeros(len(keys), dtype=bool)
+        states = np.full(len(keys), -1, dtype=np.int64)
+        for shard, pos, ids in self._route(keys):
+            for j, arr in zip(pos.tolist(), shard._row_posting_arrays(ids)):
+                out[j] = arr
+            missing[pos] = ids < 0
+            states[pos] = shard._states(ids)
+        for i, d in self._misses(keys, missing, states):
+            out[i] = np.asarray([d], dtype=np.int64)
+        return out
+
+    def key_postings(self, keys: Sequence[str]) -> List[BitMap]:
+        """Document numbers containing each key; an empty BitMap when absent."""
+        return arrays_to_bitmaps(self.key_posting_arrays(keys))
+
+    # ---- whole-index views / updates ------------------------------------
+    def stats(self) -> Dict[str, Any]:
+        from .stats import index_stats
+
+        return index_stats(self)
+
+    def _token_words(self) -> List[str]:
+        restore = self._words.restore_key
+        return [restore(int(k)) for k in np.asarray(self._token_keys[1:]).tolist()]
+
+    def add_documents(self, records, *, memory_budget: Union[str, int] = "4GB", progress: bool = True,
+                      n_process: Optional[int] = None) -> "ShardedIndex":
+        """Add documents; the result has the bytes of a full sharded rebuild (same number of shards)."""
+        from .build import add_to_index
+
+        add_to_index(self, records, memory_budget=memory_budget, progress=progress, n_process=n_process)
+        return type(self).load(self.path)
