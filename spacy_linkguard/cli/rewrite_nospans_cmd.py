@@ -32,9 +32,9 @@ def rewrite_nospans_cmd(
     from ..errors import Errors, LinkguardError
     from ..eval import registry as _registry  # noqa: F401 -- registers linkguard.NoSpanRewrite.v1
     from ..eval.baseline_nospans import describe_model, load_model_from_config
-    from ..eval.similarity import set_offline
+    from ..llm.local_models import offline_env
 
-    set_offline()
+    offline_env()
     try:
         try:
             cfg = load_config(config, interpolate=True)
