@@ -4,6 +4,7 @@ from typing import Optional
 
 import typer
 
+from ._util import fail
 from .app import app
 
 
@@ -64,6 +65,5 @@ def rewrite_nospans_cmd(
             bar.close()
         tmp.replace(out)
     except LinkguardError as e:
-        typer.echo(str(e), err=True)
-        raise typer.Exit(code=1)
+        fail(e)
     typer.echo(f"{len(records)} document(s) -> {out}", err=True)
