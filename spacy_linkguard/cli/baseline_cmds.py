@@ -7,12 +7,9 @@ from typing import Any, Dict, List, Optional
 
 import typer
 
+from ._util import fail
 from .app import app
 
-
-def _fail(e: Exception) -> None:
-    typer.echo(str(e), err=True)
-    raise typer.Exit(code=1)
 
 
 def doc_seed(seed: int, doc_id: str) -> int:
@@ -104,7 +101,7 @@ def paraphrase_cmd(
             outputs.append(line)
         write_records(outputs, out)
     except LinkguardError as e:
-        _fail(e)
+        fail(e)
     if spans_only and loop is None:
         _warn_unchanged(outputs)
     edited = sum(o["stats"]["n_edited"] for o in outputs)

@@ -4,6 +4,7 @@ from typing import Optional
 
 import typer
 
+from ._util import fail
 from .app import app
 
 
@@ -41,8 +42,7 @@ def deidentify_cmd(
         records = list(iter_records(in_path))
         nlp = load_pipeline(model, config={"placeholder": placeholder, "score_threshold": score_threshold})
     except LinkguardError as e:  # a coded message, not a traceback
-        typer.echo(str(e), err=True)
-        raise typer.Exit(code=1)
+        fail(e)
     spans_out = {}
     languages: dict = {}
     out = []

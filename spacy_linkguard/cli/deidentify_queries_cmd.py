@@ -9,6 +9,7 @@ from pathlib import Path
 
 import typer
 
+from ._util import EXIT_ERROR, fail
 from .app import app
 
 
@@ -41,8 +42,7 @@ def deidentify_queries_cmd(
     try:
         records = list(iter_records(in_path))
     except LinkguardError as e:
-        typer.echo(str(e), err=True)
-        raise typer.Exit(code=1)
+        fail(e)
     pending = [r for r in records if not is_deidentified(r.meta)]
     done = {}
     if pending:
@@ -51,8 +51,8 @@ def deidentify_queries_cmd(
             write_records(pending, src)
             cmd = [sys.executable, "-m", "spacy_linkguard", "deidentify", str(src), str(dst),
                    "--model", model, "--placeholder", placeholder]
-            if subprocess.run(cmd).returncode != 0:
-                raise typer.Exit(code=1)
+            if subprocess.run(cmd).returncode != 0:  # it printed its coded message
+                raise typer.Exit(code=EXIT_ERROR)
             done = {r.id: r for r in iter_records(dst)}
     out = []
     for r in records:

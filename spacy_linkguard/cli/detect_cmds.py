@@ -6,16 +6,13 @@ from typing import Optional
 
 import typer
 
+from ._util import fail
 from .app import app
 
 VERIFY_HELP = "Check every byte of the index (SHA-256) before using it; cheap checks run anyway."
 MAX_N_HELP = "Expected max_n of the index (E003 if it differs); default: the index's."
 PLACEHOLDER_HELP = "Expected placeholder of the index (E003 if it differs); default: the index's."
 
-
-def _fail(e: Exception) -> None:
-    typer.echo(str(e), err=True)
-    raise typer.Exit(code=1)
 
 
 def check_limit(limit: Optional[int]) -> None:
@@ -64,7 +61,7 @@ def detect_cmd(
                 n += 1
                 n_safe += res.safe
     except LinkguardError as e:
-        _fail(e)
+        fail(e)
     s = detector.settings
     typer.echo(f"{n} document(s), {n_safe} safe at k={k}, max_arity={max_arity} "
                f"(index settings: max_n={s.max_n}, placeholder={s.placeholder})", err=True)
@@ -125,5 +122,5 @@ def show_cmd(
                 pass  # reported by write_text_atomic as E013
         write_text_atomic(out, render_report(docs), queries)
     except LinkguardError as e:
-        _fail(e)
+        fail(e)
     typer.echo(f"{len(docs)} document(s) -> {out}", err=True)

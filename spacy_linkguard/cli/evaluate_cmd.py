@@ -4,6 +4,7 @@ from typing import List, Optional
 
 import typer
 
+from ._util import fail
 from .app import app
 
 
@@ -80,8 +81,7 @@ def evaluate_cmd(
             scorer=scorer, row_models=row_models, queries_path=str(queries), progress=progress,
         )
     except LinkguardError as e:
-        typer.echo(str(e), err=True)
-        raise typer.Exit(code=1)
+        fail(e)
     stats = idx.stats()
     results.update(
         dataset=dataset,

@@ -5,12 +5,9 @@ from typing import Optional
 
 import typer
 
+from ._util import fail
 from .app import app
 
-
-def _fail(e: Exception) -> None:
-    typer.echo(str(e), err=True)
-    raise typer.Exit(code=1)
 
 
 @app.command("build-index")
@@ -51,7 +48,7 @@ def build_index_cmd(
         idx = NgramIndex.build(records, out_dir, max_n=max_n, placeholder=placeholder,
                                memory_budget=memory_budget, progress=progress, full=full, shards=shards)
     except LinkguardError as e:
-        _fail(e)
+        fail(e)
     typer.echo(f"Indexed {idx.n_docs:,} documents, {idx.n_ngrams:,} distinct N-grams -> {out_dir}")
 
 
@@ -73,7 +70,7 @@ def add_docs_cmd(
         records = _Sized(iter_records(corpus), count_lines(corpus)) if corpus.is_file() else iter_records(corpus)
         idx = idx.add_documents(records, memory_budget=memory_budget, progress=progress)
     except LinkguardError as e:
-        _fail(e)
+        fail(e)
     typer.echo(f"Added {idx.n_docs - before:,} documents: now {idx.n_docs:,} documents, "
                f"{idx.n_ngrams:,} distinct N-grams in {index_dir}")
 
@@ -101,7 +98,7 @@ def index_stats_cmd(
                 figure = resolved.with_name(resolved.name + "-figure2.png")
             stats["figure"] = str(plot_figure2(idx, figure))
     except LinkguardError as e:
-        _fail(e)
+        fail(e)
     if as_json:
         typer.echo(json.dumps(stats, sort_keys=True))
         return

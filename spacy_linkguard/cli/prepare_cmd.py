@@ -3,6 +3,7 @@ from pathlib import Path
 
 import typer
 
+from ._util import fail
 from .app import app
 
 
@@ -29,8 +30,7 @@ def prepare_cmd(
         chosen = choose_documents(len(records), n_docs, seed)
         n = write_records((records[i] for i in chosen), out)
     except LinkguardError as e:
-        typer.echo(str(e), err=True)
-        raise typer.Exit(code=1)
+        fail(e)
     typer.echo(f"{n} of {len(records)} document(s) of {queries} -> {out} (seed {seed})", err=True)
 
 

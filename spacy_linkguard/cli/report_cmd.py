@@ -4,6 +4,7 @@ from typing import Optional
 
 import typer
 
+from ._util import fail
 from .app import app
 
 
@@ -27,8 +28,7 @@ def report_cmd(
         res = load_results(results)
         sem = load_results(semantic) if semantic else None
     except LinkguardError as e:
-        typer.echo(str(e), err=True)
-        raise typer.Exit(code=1)
+        fail(e)
     out_dir.mkdir(parents=True, exist_ok=True)
     figures = {}
     for name, path in (("figure2", figure2), ("figure3", figure3)):

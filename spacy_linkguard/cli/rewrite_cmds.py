@@ -12,6 +12,7 @@ from typing import Optional
 
 import typer
 
+from ._util import coded_errors
 from .app import app
 
 DEFAULT_CONFIG = Path("configs/rewrite_cpu.cfg")
@@ -49,36 +50,62 @@ def rewrite_cmd(
     from .detect_cmds import check_limit
     from .output import atomic_output, refuse_same_file
 
-    check_limit(limit)
-    refuse_same_file(output, queries)
-    refuse_same_file(output, config)
-    offline_env()
-    nlp = load_rewrite_pipeline(config, parse_config_overrides(ctx.args))
-    if component not in nlp.pipe_names:
-        raise LinkguardError(Errors.E215.format(path=config, name=component, pipes=nlp.pipe_names))
-    open_index(index, verify=verify)  # a damaged index fails now, before the model loads (on first use)
-    nlp.get_pipe(component).initialize(index=str(index))
-    total = count_lines(queries)
-    if limit is not None:
-        total = min(total or limit, limit)
-    records = islice(iter_records(queries), limit)
-    with atomic_output(output, queries, config) as out:
-        docs = nlp.pipe(((r.text, r.id) for r in records), as_tuples=True)
-        for doc, doc_id in tqdm(docs, total=total, desc="rewrite", unit="doc", disable=not progress, file=sys.stderr):
-            out.write(json.dumps(result_record(doc_id, doc), ensure_ascii=False) + "\n")
-            out.flush()
+    with coded_errors():  # a bad config, index or model: its message, no traceback
+        check_limit(limit)
+        refuse_same_file(output, queries)
+        refuse_same_file(output, config)
+        offline_env()
+        nlp = load_rewrite_pipeline(config, parse_config_overrides(ctx.args))
+        if component not in nlp.pipe_names:
+            raise LinkguardError(Errors.E215.format(path=config, name=component, pipes=nlp.pipe_names))
+        open_index(index, verify=verify)  # a damaged index fails now, before the model loads (on first use)
+        nlp.get_pipe(component).initialize(index=str(index))
+        total = count_lines(queries)
+        if limit is not None:
+            total = min(total or limit, limit)
+        records = islice(iter_records(queries), limit)
+        with atomic_output(output, queries, config) as out:
+            docs = nlp.pipe(((r.text, r.id) for r in records), as_tuples=True)
+            bar = tqdm(docs, total=total, desc="rewrite", unit="doc", disable=not progress, file=sys.stderr)
+            for doc, doc_id in bar:
+                out.write(json.dumps(result_record(doc_id, doc), ensure_ascii=False) + "\n")
+                out.flush()
 
 
 def load_rewrite_pipeline(config: Path, overrides: Optional[dict] = None):
     """Build the pipeline of a rewrite config (the model loads on first use).
 
-    RAISES: LinkguardError E010 when the config file does not exist.
+    RAISES: LinkguardError E010 when the config file does not exist, E218 when
+        it cannot be parsed or validated (spaCy's and confection's errors,
+        re-raised with a code); a component's own coded error passes as it is.
     """
+    from configparser import Error as ConfigParserError
+
+    from confection import ConfigValidationError
     from spacy import util
 
     from ..errors import Errors, LinkguardError
 
     if not Path(config).is_file():
         raise LinkguardError(Errors.E010.format(path=config, hint=" (e.g. configs/rewrite_cpu.cfg)"))
-    cfg = util.load_config(config, overrides=overrides or {}, interpolate=False)
-    return util.load_model_from_config(cfg, auto_fill=True, validate=True)
+    try:
+        cfg = util.load_config(config, overrides=overrides or {}, interpolate=False)
+        return util.load_model_from_config(cfg, auto_fill=True, validate=True)
+    except LinkguardError:
+        raise
+    except ConfigValidationError as e:
+        raise LinkguardError(Errors.E218.format(path=config, detail=_validation_detail(e))) from None
+    except (ConfigParserError, ValueError, KeyError) as e:  # syntax, unknown factory or registered name
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        raise LinkguardError(Errors.E218.format(path=config, detail=f"{type(e).__name__}: {first}")) from None
+
+
+def _validation_detail(e) -> str:
+    """confection's per-field errors as one line ("section.key: problem; ..."),
+    instead of its multi-line dump of the whole config."""
+    errors = getattr(e, "errors", None) or []
+    parts = [f"{'.'.join(str(x) for x in err.get('loc', ()))}: {err.get('msg', '')}" for err in errors]
+    if parts:
+        return "; ".join(parts)
+    text = " ".join(str(getattr(e, "desc", "") or e).split())
+    return text[:300]

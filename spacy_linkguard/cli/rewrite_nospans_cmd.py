@@ -4,6 +4,7 @@ from typing import Optional
 
 import typer
 
+from ._util import fail
 from .app import app
 
 
@@ -32,9 +33,9 @@ def rewrite_nospans_cmd(
     from ..errors import Errors, LinkguardError
     from ..eval import registry as _registry  # noqa: F401 -- registers linkguard.NoSpanRewrite.v1
     from ..eval.baseline_nospans import describe_model, load_model_from_config
-    from ..eval.similarity import set_offline
+    from ..llm.local_models import offline_env
 
-    set_offline()
+    offline_env()
     try:
         try:
             cfg = load_config(config, interpolate=True)
@@ -64,6 +65,5 @@ def rewrite_nospans_cmd(
             bar.close()
         tmp.replace(out)
     except LinkguardError as e:
-        typer.echo(str(e), err=True)
-        raise typer.Exit(code=1)
+        fail(e)
     typer.echo(f"{len(records)} document(s) -> {out}", err=True)

@@ -4,6 +4,7 @@ from typing import List
 
 import typer
 
+from ._util import fail
 from .app import app
 
 
@@ -84,8 +85,7 @@ def semantic_linkage_cmd(
             ranks = target_ranks(emb.embed([o["text"] for o in objs], truncate=True), coll_emb, sys_targets)
             systems[name] = LevelResult(0.0, len(objs), hits_at_k(ranks, k_list)).to_dict()
     except LinkguardError as e:
-        typer.echo(str(e), err=True)
-        raise typer.Exit(code=1)
+        fail(e)
     result = {"model": model, "n_queries": len(qs), "n_collection": len(coll), "ks": k_list,
               "levels": results_levels, "systems": systems, "seed": seed, "queries": str(queries),
               # 0% redacted is each query as given: already de-identified or the original text.

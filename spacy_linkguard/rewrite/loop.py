@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ..errors import Errors, LinkguardError, LinkguardWarning, Warnings
 from ..llm.chunking import Chunk, apply_chunk_edits
-from ..llm.models.hf import Generation
+from ..llm.models.base import Generation
 from ..ngrams import NgramSettings, text_segments
 from .guarantee import redact_until_safe
 from .records import PassRecord, RewriteResult
@@ -37,7 +37,7 @@ class RewriteLoop:
 
     detector: `Detector` (or anything with `detect(text)` and `settings`).
     task: `RewriteTask` (chunks, prompts, reply review).
-    model: `HFChatModel` or any object with `generate(prompts) -> [Generation]`;
+    model: a `ChatModel` (llm/models/base.py: `generate(prompts) -> [Generation]`);
         plain spacy-llm models (`model([[prompt], ...])`) work without token counts.
     max_passes (int): LLM passes at most (default 5).
     guarantee (bool): Redact what is still linkable after the last pass.

@@ -12,7 +12,7 @@ from typing import Dict, Iterable, List, Sequence
 
 from spacy_llm.registry import registry
 
-from spacy_linkguard.llm.models.hf import Generation
+from spacy_linkguard.llm.models.base import Generation
 
 INJECTED = "PWNED. The applicant was acquitted of all charges and released."
 

@@ -1,5 +1,11 @@
 """`rewrite` and `fetch-models` commands, in-process with the canned-reply model."""
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 
 from typer.testing import CliRunner
 
@@ -64,3 +70,55 @@ def test_rewrite_command_refuses_a_config_without_the_component(tmp_path):
 def test_fetch_models_rejects_unknown_names(tmp_path):
     res = CliRunner().invoke(app, ["fetch-models", "--dest", str(tmp_path), "--only", "gpt-5"])
     assert res.exit_code == 1 and "E211" in res.output
+
+
+def _rewrite(tmp_path, config_text, *extra, index=None):
+    """Run `rewrite` in-process on one document; RETURNS the CliRunner result."""
+    (tmp_path / "rw.cfg").write_text(config_text, encoding="utf-8")
+    (tmp_path / "q.jsonl").write_text('{"id": "a", "text": "b"}\n')
+    index = index or tmp_path / "no-index-here"
+    return CliRunner().invoke(app, ["rewrite", str(tmp_path / "q.jsonl"), "--index", str(index), "--config",
+                                    str(tmp_path / "rw.cfg"), "-o", str(tmp_path / "out.jsonl"), "--no-progress", *extra])
+
+
+def assert_coded_failure(res, code):
+    # typer.Exit surfaces as SystemExit; an escaped error would be the exception itself
+    assert res.exit_code != 0 and isinstance(res.exception, SystemExit), res.exception
+    assert f"[{code}]" in res.output and "Traceback" not in res.output, res.output
+
+
+def test_rewrite_with_a_missing_index_folder_gives_a_coded_message(tmp_path):
+    assert_coded_failure(_rewrite(tmp_path, CONFIG), "E111")
+
+
+@pytest.mark.parametrize("config_text, extra", [
+    (CONFIG.replace("max_passes = 8", 'max_passes = "many"'), ()),  # fails validation
+    ("[nlp\nlang = en\n", ()),  # not a config at all
+    (CONFIG.replace('"linkguard_test.Canned.v1"', '"linkguard.NoSuchModel.v9"'), ()),  # unknown name
+    (CONFIG, ("--components.linkguard_rewrite.max_passes", "-3")),  # a bad value on the command line
+])
+def test_rewrite_with_a_bad_config_gives_a_coded_message(tmp_path, config_text, extra):
+    index = tmp_path / "idx"
+    NgramIndex.build([{"id": f"d{i}", "text": t} for i, t in enumerate(CORPUS)], index, progress=False, n_process=1)
+    res = _rewrite(tmp_path, config_text, *extra, index=index)
+    assert res.exit_code != 0 and isinstance(res.exception, SystemExit), res.exception
+    assert "Traceback" not in res.output and res.output.startswith("[E"), res.output
+
+
+def test_rewrite_errors_reach_stderr_without_a_traceback(tmp_path):
+    """The real process: stderr holds the coded message only, whatever typer's group does."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    (tmp_path / "q.jsonl").write_text('{"id": "a", "text": "b"}\n')
+    bad = CONFIG.replace("max_passes = 8", 'max_passes = "many"')
+    # linkguard.OpenAI.v1 builds without a server: nothing is sent before the index is opened
+    served = CONFIG.replace('"linkguard_test.Canned.v1"\nbehaviour = "good"',
+                            '"linkguard.OpenAI.v1"\nname = "m"\nbase_url = "http://127.0.0.1:9/v1"')
+    for name, text, code in (("bad.cfg", bad, "E218"), ("served.cfg", served, "E111")):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        proc = subprocess.run(
+            [sys.executable, "-m", "spacy_linkguard", "rewrite", str(tmp_path / "q.jsonl"), "--index",
+             str(tmp_path / "no-index-here"), "--config", str(tmp_path / name), "--no-progress"],
+            capture_output=True, text=True, env=env, timeout=300,
+        )
+        assert proc.returncode == 1, proc.stderr
+        assert proc.stderr.startswith(f"[{code}]") and "Traceback" not in proc.stderr, proc.stderr

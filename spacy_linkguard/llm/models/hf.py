@@ -8,12 +8,14 @@ whether they exist is checked at construction, so a missing model fails fast
 with a coded error instead of hanging on a download.
 """
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ...errors import Errors, LinkguardError
 from ..local_models import cached_gguf_dir, convert_gguf, is_converted, offline_env
+from .base import Generation
+
+__all__ = ["Generation", "HFChatModel"]  # Generation re-exported: it lived here before base.py
 
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 CACHE_IMPLEMENTATIONS = (None, "static")
@@ -21,18 +23,8 @@ CACHE_IMPLEMENTATIONS = (None, "static")
 END_OF_TURN_TOKENS = ("<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|endoftext|>", "<|end|>")
 
 
-@dataclass
-class Generation:
-    """One completion: its text and token counts."""
-
-    text: str
-    prompt_tokens: int
-    completion_tokens: int
-    seconds: float = 0.0
-
-
 class HFChatModel:
-    """Batched chat generation with a transformers causal LM.
+    """Batched chat generation with a transformers causal LM (a `ChatModel`).
 
     name (str): A local folder, a hub id present in the local HF cache, or,
         with `gguf_file`, the folder holding that GGUF file.

@@ -16,14 +16,14 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ...errors import Errors, LinkguardError
-from .hf import Generation
+from .base import Generation
 
 # HTTP statuses worth another try: rate limits and overloaded/restarting servers.
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
 
 class OpenAIChatModel:
-    """Chat completions from an OpenAI-compatible HTTP server.
+    """Chat completions from an OpenAI-compatible HTTP server (a `ChatModel`).
 
     name (str): The model name the server serves (vLLM: `--served-model-name`).
     base_url (str): The API root, e.g. "http://127.0.0.1:8000/v1".

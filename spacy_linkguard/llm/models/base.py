@@ -1,0 +1,48 @@
+"""What every model backend of spacy-linkguard returns and implements.
+
+`Generation` is one completion; `ChatModel` is the interface the rewrite loop
+(`rewrite/loop.py`) and spacy-llm call on a backend. `HFChatModel` (`hf.py`)
+and `OpenAIChatModel` (`openai.py`) implement it; a new backend does too, and
+is registered in `registry.py`.
+"""
+from dataclasses import dataclass
+from typing import Iterable, List, Protocol, Sequence, runtime_checkable
+
+
+@dataclass
+class Generation:
+    """One completion: its text and token counts.
+
+    text (str): The reply.
+    prompt_tokens (int): Tokens of the prompt as the model saw it (0: unknown).
+    completion_tokens (int): Tokens of the reply (0: unknown).
+    seconds (float): This completion's share of the wall time of its batch.
+    """
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float = 0.0
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """A chat model backend.
+
+    name (str): What the backend serves (a folder, hub id or served model
+        name); recorded with the outputs.
+    generate: One `Generation` per prompt, in the order of `prompts`; an
+        empty (blank) prompt gets an empty Generation without running the
+        model. Calls follow each other with new seeds (`seed + i`), so
+        retries differ and runs repeat.
+    __call__: spacy-llm's model protocol: replies per document to prompts per
+        document (the texts of `generate`).
+    """
+
+    name: str
+
+    def generate(self, prompts: Sequence[str]) -> List[Generation]:
+        ...
+
+    def __call__(self, prompts: Iterable[Iterable[str]]) -> Iterable[List[str]]:
+        ...
