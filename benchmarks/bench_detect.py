@@ -224,8 +224,8 @@ def hitting_vs_paper(index, texts: List[str], k: int, max_arity: int) -> Dict[st
     ours, paper, dropped = [], [], []
     for text in texts:
         res = det.analyze(text)
-        ours.append(len(res.hitting.chosen) if res.hitting else 0)
-        dropped.append(res.hitting.dropped if res.hitting else 0)
+        ours.append(len(res.hits.chosen) if res.hits else 0)
+        dropped.append(res.hits.dropped if res.hits else 0)
         paper.append(len(paper_rule_candidates(res, k, max_arity)))
     ours_a, paper_a = np.asarray(ours), np.asarray(paper)
     return {"k": k, "max_arity": max_arity,

@@ -113,12 +113,14 @@ class PairScan:
         return np.unpackbits(self.frequent[rows], axis=1, count=self.n, bitorder="little").astype(bool)
 
 
-def scan_pairs(inc: Incidence, k: int, block: int = 2048) -> PairScan:
+def scan_pairs(inc: Incidence, k: int, block: int = 2048, limit: Optional[int] = None) -> Optional[PairScan]:
     """Every pair's |D(a) & D(b)| (`M.T @ M`) and |W(a) & W(b)| (`W.T @ W`),
     computed `block` columns at a time so memory stays O(n * block).
 
     inc (Incidence): documents holding >= 2 candidates.
     k (int): The threshold.
+    limit (int): give up (RETURNS None) as soon as more than this many
+        linkable pairs are found (the caller then streams them, `streamed.py`).
     RETURNS (PairScan).
     """
     assert block % 8 == 0, "block must be a multiple of 8 (packed bits)"
@@ -127,6 +129,7 @@ def scan_pairs(inc: Incidence, k: int, block: int = 2048) -> PairScan:
     frequent = np.zeros((n, (n + 7) // 8), dtype=np.uint8)
     pairs: List[np.ndarray] = []
     sizes: List[np.ndarray] = []
+    n_found = 0
     for lo in range(0, n, block):
         hi = min(lo + block, n)
         counts = np.rint(m.T @ m[:, lo:hi])  # n x (hi - lo)
@@ -135,6 +138,9 @@ def scan_pairs(inc: Incidence, k: int, block: int = 2048) -> PairScan:
         b = b + lo
         upper = a < b
         pairs.append(np.stack([a[upper], b[upper]], axis=1))
+        n_found += len(pairs[-1])
+        if limit is not None and n_found > limit:
+            return None
         sizes.append(counts[a[upper], b[upper] - lo].astype(np.int64))
         often = (counts >= k) & shared
         often[np.arange(lo, hi), np.arange(hi - lo)] = False
@@ -146,12 +152,14 @@ def scan_pairs(inc: Incidence, k: int, block: int = 2048) -> PairScan:
     return PairScan(pairs_all[order], sizes_all[order], frequent, n)
 
 
-def minimal_triples(inc3: Incidence, scan: PairScan, k: int) -> Tuple[np.ndarray, np.ndarray]:
+def minimal_triples(inc3: Incidence, scan: PairScan, k: int,
+                    limit: Optional[int] = None) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """Triples with every pair frequent, 1 <= |D(a) & D(b) & D(c)| < k and a common witness.
 
     inc3 (Incidence): documents holding >= 3 candidates.
     scan (PairScan): `scan_pairs` over documents holding >= 2 candidates.
     k (int): The threshold.
+    limit (int): give up (RETURNS None) as soon as more than this many are found.
     RETURNS (Tuple[np.ndarray, np.ndarray]): (t x 3) int64 triples (each set
         once), and their intersection sizes.
     """
@@ -162,6 +170,7 @@ def minimal_triples(inc3: Incidence, scan: PairScan, k: int) -> Tuple[np.ndarray
     rank[order] = np.arange(n)
     found: List[np.ndarray] = []
     sizes: List[np.ndarray] = []
+    n_found = 0
     col_rows = _rows_by_column(m)
     col_wrows = _rows_by_column(w)
     for a in order.tolist():
@@ -201,6 +210,9 @@ def minimal_triples(inc3: Incidence, scan: PairScan, k: int) -> Tuple[np.ndarray
             t[:, 2] = partners[j]
             found.append(t)
             sizes.append(np.rint(triple[i, j]).astype(np.int64))
+            n_found += len(t)
+            if limit is not None and n_found > limit:
+                return None
     if not found:
         return np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64)
     return np.concatenate(found), np.concatenate(sizes)

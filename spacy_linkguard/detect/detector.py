@@ -9,12 +9,19 @@ from ..errors import Errors, LinkguardError
 from ..ngrams import NgramSettings
 from .closed import Closure, closed_candidates, rich_witnesses
 from .combos import Incidence, incidence_from_bits, minimal_triples, scan_pairs
-from .hitting import HittingSet, greedy_hitting_set
+from .docbits import DocBits
+from .hitting import ComboHits, greedy_hitting_set
 from .occurrences import Frequent, Occurrence, Occurrences, find_occurrences
 from .singles import choose_rare_spans
+from .streamed import streamed_hits
 from .types import COMBO, NGRAM, Detection, FlaggedSpan
 
 MAX_ARITY = 3  # combinations of up to 3 N-grams (SPEC.md, m = 3)
+MAX_COMBOS = 2_000_000  # default memory budget: combinations held at once (~300 MB)
+# The in-memory path also needs (documents x live candidates) float32 matrices
+# and an n x n bit matrix of frequent pairs: beyond these sizes it streams.
+_IN_MEMORY_MAX_LIVE = 4096
+_IN_MEMORY_MAX_CELLS = 1 << 24
 _INDEX_API = ("settings", "doc_ids", "key_doc_freqs", "key_postings")
 
 
@@ -32,6 +39,12 @@ class Analysis:
         of every candidate, as bitsets.
     live: the candidates with a witness x whose x-maximal set could be
         linkable (`closed.rich_witnesses`); only they can be in a combination.
+    hits: the candidates chosen to break every minimal linkable combination,
+        with counts and examples (`hitting.ComboHits`).
+    streamed: True when the combinations were too many to hold (more than
+        the detector's max_combos) and were hit in bounded memory
+        (`streamed.py`); then `hits.counts` and `hits.n_broken` are lower
+        bounds and the fields below stay empty.
     incidence: documents x live candidates (column j is candidate live[j]).
     pairs / pair_sizes: minimal linkable pairs (candidate numbers) and |intersection|.
     triples / triple_sizes: minimal linkable triples and |intersection|.
@@ -52,11 +65,18 @@ class Analysis:
     pair_sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     triples: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), dtype=np.int64))
     triple_sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    hitting: Optional[HittingSet] = None
+    hits: Optional[ComboHits] = None
+    streamed: bool = False
 
     @property
     def safe(self) -> bool:
-        return not self.occurrences.minimal_rare and not len(self.pairs) and not len(self.triples)
+        return not self.occurrences.minimal_rare and not (self.hits is not None and self.hits.n_combinations)
+
+
+def check_max_combos(value: Any) -> None:
+    """RAISES: LinkguardError E104 unless value is an int >= 1 (bools refused)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise LinkguardError(Errors.E104.format(value=repr(value), default=MAX_COMBOS))
 
 
 def check_k_and_arity(k: Any, max_arity: Any) -> None:
@@ -82,7 +102,14 @@ class Detector:
     cache_size (int): document frequencies remembered across texts (0: none).
         The rewrite loop re-detects mostly unchanged text; answering those
         lookups from a dict saves ~25% CPU per pass on ECHR documents.
-    RAISES: LinkguardError E100 (k), E101 (max_arity), E102 (not an index), E003.
+    max_combos (int): memory budget, in combinations held at once. A text
+        with at most this many minimal linkable combinations gets them all in
+        memory and the greedy hitting set over all of them; beyond it they
+        are hit in blocks of about this many, one witness document at a time
+        (`streamed.py`): still every one is hit, but the counts are lower
+        bounds and the set may be larger. Memory grows ~150 bytes per unit.
+    RAISES: LinkguardError E100 (k), E101 (max_arity), E102 (not an index),
+        E104 (max_combos), E003.
     """
 
     def __init__(
@@ -94,11 +121,13 @@ class Detector:
         settings: Optional[NgramSettings] = None,
         n_examples: int = 3,
         cache_size: int = 500_000,
+        max_combos: int = MAX_COMBOS,
     ) -> None:
         missing = [name for name in _INDEX_API if not hasattr(index, name)]
         if missing:
             raise LinkguardError(Errors.E102.format(kind=type(index).__name__, missing=", ".join(missing)))
         check_k_and_arity(k, max_arity)
+        check_max_combos(max_combos)
         if settings is not None:
             settings.check_compatible(index.settings, where="the index")
         self.index = index
@@ -106,6 +135,7 @@ class Detector:
         self.k = k
         self.max_arity = max_arity
         self.n_examples = n_examples
+        self.max_combos = max_combos
         self._doc_freqs = _DocFreqCache(index, cache_size)
 
     def analyze(self, text: str) -> Analysis:
@@ -139,16 +169,40 @@ class Detector:
         res.live = live
         for j, occs in zip(live.tolist(), _occurrences_of(freq, closure.candidates[live])):
             res.candidate_occurrences[j] = occs
-        if len(live) >= 2:
-            inc = incidence_from_bits(closure.postings.take(live), rich.take(live), min_members=2)
-            res.incidence = inc
-            scan = scan_pairs(inc, k)
-            res.pairs, res.pair_sizes = live[scan.pairs], scan.sizes
-            if self.max_arity >= 3 and len(live) >= 3:
-                triples, res.triple_sizes = minimal_triples(inc.restrict(3), scan, k)
-                res.triples = live[triples]
-        res.hitting = greedy_hitting_set(n, [res.pairs, res.triples])
+        if len(live) < 2:
+            return res
+        post, wit = closure.postings.take(live), rich.take(live)
+        if len(live) <= _IN_MEMORY_MAX_LIVE and len(live) * len(post.doc_numbers) <= _IN_MEMORY_MAX_CELLS:
+            res.hits = self._in_memory(res, post, wit)
+        if res.hits is None:
+            hits = streamed_hits(post, wit, k, self.max_arity, block=self.max_combos, n_examples=self.n_examples)
+            res.hits = _renumber(hits, live)
+            res.streamed = True
         return res
+
+    def _in_memory(self, res: Analysis, post: DocBits, wit: DocBits) -> Optional[ComboHits]:
+        """Every minimal linkable combination of the live candidates, and the
+        greedy hitting set over all of them; None when they are more than
+        `max_combos` (`analyze` then streams)."""
+        k, live, budget = self.k, res.live, self.max_combos
+        inc = incidence_from_bits(post, wit, min_members=2)
+        scan = scan_pairs(inc, k, limit=budget)
+        if scan is None:
+            return None
+        combos, sizes = [scan.pairs], [scan.sizes]
+        if self.max_arity >= 3:
+            found = minimal_triples(inc.restrict(3), scan, k, limit=budget - len(scan.pairs)) if len(live) >= 3 else (
+                np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64))
+            if found is None:
+                return None
+            combos.append(found[0])
+            sizes.append(found[1])
+            res.triples, res.triple_sizes = live[found[0]], found[1]
+        res.incidence = inc
+        res.pairs, res.pair_sizes = live[scan.pairs], scan.sizes
+        # Greedy over the live candidates only (numbered in the same order: same picks).
+        hs = greedy_hitting_set(len(live), combos)
+        return hs.evidence(combos, sizes, self.n_examples, numbers=live)
 
     def detect(self, text: str) -> Detection:
         """Flag the spans to rephrase so that `text` no longer singles out a document.
@@ -163,10 +217,9 @@ class Detector:
         spans.sort(key=lambda s: (s.start_char, s.end_char, s.label))
         occ = res.occurrences
         minimal = {"1": len({o[2] for o in occ.minimal_rare})}
-        if self.max_arity >= 2:
-            minimal["2"] = int(len(res.pairs))
-        if self.max_arity >= 3:
-            minimal["3"] = int(len(res.triples))
+        counts = res.hits.counts if res.hits is not None else {}
+        for arity in range(2, self.max_arity + 1):
+            minimal[str(arity)] = int(counts.get(arity, 0))
         report: Dict[str, Any] = {
             "k": self.k,
             "max_arity": self.max_arity,
@@ -177,7 +230,10 @@ class Detector:
             "candidates": len(res.candidates),
             "minimal_linkable": minimal,
             "spans": {NGRAM: sum(s.label == NGRAM for s in spans), COMBO: sum(s.label == COMBO for s in spans)},
-            "combo_keys": len(res.hitting.chosen) if res.hitting else 0,
+            "combo_keys": len(res.hits.chosen) if res.hits else 0,
+            # False when the combinations were streamed (Detector max_combos):
+            # minimal_linkable and n_broken then count those enumerated.
+            "counts_exact": res.hits.exact if res.hits else True,
             "seconds": round(time.perf_counter() - start, 6),
         }
         return Detection(spans=spans, safe=res.safe, report=report)
@@ -199,34 +255,35 @@ class Detector:
         return out
 
     def _combo_spans(self, res: Analysis) -> List[FlaggedSpan]:
-        hs = res.hitting
-        if hs is None:
+        hits = res.hits
+        if hits is None:
             return []
         out = []
-        for c in hs.chosen:
-            examples = [self._example(res, c, int(cid)) for cid in hs.combos_of(c)[: self.n_examples]]
+        for c, n_broken, combos in zip(hits.chosen, hits.n_broken, hits.examples):
+            examples = [self._example(res, c, members, size) for members, size in combos]
             for first, n, key, df in res.candidate_occurrences[c]:
                 start, end = res.occurrences.char_span(first, n)
-                out.append(
-                    FlaggedSpan(start, end, COMBO, key, df, n_broken=int(hs.totals[c]), examples=examples)
-                )
+                out.append(FlaggedSpan(start, end, COMBO, key, df, n_broken=n_broken, examples=examples))
         return out
 
-    def _example(self, res: Analysis, candidate: int, combo_id: int) -> Dict[str, Any]:
-        n_pairs = len(res.pairs)
-        if combo_id < n_pairs:
-            members, size = res.pairs[combo_id], res.pair_sizes[combo_id]
-        else:
-            members, size = res.triples[combo_id - n_pairs], res.triple_sizes[combo_id - n_pairs]
+    def _example(self, res: Analysis, candidate: int, members: Sequence[int], size: int) -> Dict[str, Any]:
         common = None
         partners = []
-        for m in members.tolist():
+        for m in members:
             common = _intersect(common, res.postings[m])
             if m != candidate:
                 first, n, key, _ = res.candidate_occurrences[m][0]
                 start, end = res.occurrences.char_span(first, n)
                 partners.append({"key": key, "start_char": start, "end_char": end})
         return {"partners": partners, "size": int(size), "linked_ids": self._doc_ids(common)}
+
+
+def _renumber(hits: ComboHits, numbers: np.ndarray) -> ComboHits:
+    """`hits` with candidate numbers mapped through `numbers`."""
+    hits.chosen = [int(numbers[c]) for c in hits.chosen]
+    hits.examples = [[(tuple(int(numbers[m]) for m in members), size) for members, size in combos]
+                     for combos in hits.examples]
+    return hits
 
 
 def _occurrences_of(freq: Frequent, keys: np.ndarray) -> List[List[Occurrence]]:
