@@ -50,6 +50,7 @@ class _Picks:
         self.seen = np.zeros(n, dtype=np.int64)  # enumerated combinations holding each candidate
         self.n_examples = n_examples
         self.examples: Dict[int, List[Example]] = {}
+        self.n_kept = np.zeros(n, dtype=np.int64)
         self.counts: Dict[int, int] = {}
         self.dropped = 0
 
@@ -64,28 +65,27 @@ class _Picks:
         local = local.reshape(combos.shape)
         hs = greedy_hitting_set(len(members), [local])
         self.seen[members] += hs.totals
-        self._keep_examples(combos, sizes, members, hs.totals)
+        self._keep_examples(combos, sizes)
         new = members[np.asarray(hs.chosen, dtype=np.int64)]
         self.dropped += hs.dropped
         self.chosen[new] = True
         self.order.extend(new.tolist())
         return new
 
-    def _keep_examples(self, combos: np.ndarray, sizes: np.ndarray, members: np.ndarray,
-                       totals: np.ndarray) -> None:
-        have = np.asarray([len(self.examples.get(int(c), ())) for c in members.tolist()])
-        wanting = set(members[(have < self.n_examples) & (totals > 0)].tolist())
-        if not wanting:
+    def _keep_examples(self, combos: np.ndarray, sizes: np.ndarray) -> None:
+        """Keep the first `n_examples` enumerated combinations of every candidate."""
+        flat = combos.ravel()
+        at = np.nonzero(self.n_kept[flat] < self.n_examples)[0]  # row-major: earlier rows first
+        if not len(at):
             return
-        for row, size in zip(combos.tolist(), sizes.tolist()):
-            for c in row:
-                if c in wanting:
-                    got = self.examples.setdefault(c, [])
-                    got.append((tuple(row), int(size)))
-                    if len(got) >= self.n_examples:
-                        wanting.discard(c)
-            if not wanting:
-                return
+        owner = flat[at]
+        order = np.argsort(owner, kind="stable")
+        at, owner = at[order], owner[order]
+        first = np.searchsorted(owner, owner, side="left")
+        take = (np.arange(len(owner)) - first) < self.n_examples - self.n_kept[owner]
+        for c, row in zip(owner[take].tolist(), (at[take] // combos.shape[1]).tolist()):
+            self.examples.setdefault(c, []).append((tuple(combos[row].tolist()), int(sizes[row])))
+        np.add.at(self.n_kept, owner[take], 1)
 
     def result(self) -> ComboHits:
         return ComboHits(chosen=list(self.order), n_broken=[int(self.seen[c]) for c in self.order],
