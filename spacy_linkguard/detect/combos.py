@@ -104,13 +104,19 @@ class PairScan:
     n: int
     _dense: Optional[np.ndarray] = None
 
-    def frequent_rows(self, rows: np.ndarray) -> np.ndarray:
-        """bool (len(rows) x n): the frequent partners of some candidates."""
-        if self._dense is None and self.n <= _DENSE_UP_TO:  # small: unpack once, index after
+    def frequent_row(self, row: int) -> np.ndarray:
+        """bool (n,): the frequent partners of one candidate."""
+        if self._dense is None and self.n <= _DENSE_UP_TO:
             self._dense = np.unpackbits(self.frequent, axis=1, count=self.n, bitorder="little").astype(bool)
         if self._dense is not None:
-            return self._dense[rows]
-        return np.unpackbits(self.frequent[rows], axis=1, count=self.n, bitorder="little").astype(bool)
+            return self._dense[row]
+        return np.unpackbits(self.frequent[row], count=self.n, bitorder="little").astype(bool)
+
+    def frequent_pairs(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """bool per (a[i], b[i]): is the pair frequent (>= k documents, a shared witness)."""
+        if self._dense is not None:
+            return self._dense[a, b]
+        return ((self.frequent[a, b >> 3] >> (b & 7).astype(np.uint8)) & 1).astype(bool)
 
 
 def scan_pairs(inc: Incidence, k: int, block: int = 2048, limit: Optional[int] = None) -> Optional[PairScan]:
@@ -173,10 +179,14 @@ def minimal_triples(inc3: Incidence, scan: PairScan, k: int,
     n_found = 0
     col_rows = _rows_by_column(m)
     col_wrows = _rows_by_column(w)
+    later = np.ones(n, dtype=bool)  # candidates ranked after the current anchor
     for a in order.tolist():
-        partners = np.nonzero(scan.frequent_rows(np.asarray([a]))[0] & (rank > rank[a]))[0]
+        later[a] = False
         rows = col_rows[a]
-        if len(partners) < 2 or len(rows) == 0 or len(col_wrows[a]) == 0:
+        if len(rows) == 0 or len(col_wrows[a]) == 0:
+            continue
+        partners = np.flatnonzero(scan.frequent_row(a) & later)
+        if len(partners) < 2:
             continue
         sub = m[rows[:, None], partners]
         shared = sub.sum(axis=0)  # documents of `a` that also hold each partner
@@ -184,7 +194,8 @@ def minimal_triples(inc3: Incidence, scan: PairScan, k: int,
         alive = shared >= 1
         if alive.sum() < 2:
             continue
-        partners, sub, shared = partners[alive], sub[:, alive], shared[alive]
+        if not alive.all():
+            partners, sub, shared = partners[alive], sub[:, alive], shared[alive]
         # Within the r documents of `a`, t(a, b, c) >= shared_b + shared_c - r, so b
         # can only be in a triple with t < k if shared_b + (least other shared) - r < k.
         # Exact pruning: it drops partners present in (nearly) every document of `a`.
@@ -193,16 +204,23 @@ def minimal_triples(inc3: Incidence, scan: PairScan, k: int,
         keep = shared + least_other - len(rows) < k
         if keep.sum() < 2:
             continue
-        partners, sub = partners[keep], sub[:, keep]
+        if not keep.all():
+            partners, sub = partners[keep], sub[:, keep]
         triple = sub.T @ sub
-        hit = (triple < k) & (triple >= 1)
-        hit &= scan.frequent_rows(partners)[:, partners]
-        i, j = np.nonzero(np.triu(hit, 1))
+        # Few entries are in [1, k): find them first, then test only those
+        # (row-major order, as np.triu would give).
+        i, j = np.nonzero((triple < k - 0.5) & (triple > 0.5))
+        upper = i < j
+        i, j = i[upper], j[upper]
+        if not len(i):
+            continue
+        both = scan.frequent_pairs(partners[i], partners[j])
+        i, j = i[both], j[both]
         if not len(i):
             continue
         wsub = w[col_wrows[a][:, None], partners]
-        common = (wsub.T @ wsub)[i, j]  # |W(a) & W(b) & W(c)|
-        i, j = i[common >= 1], j[common >= 1]
+        common = np.einsum("ri,ri->i", wsub[:, i], wsub[:, j])  # |W(a) & W(b) & W(c)|
+        i, j = i[common > 0.5], j[common > 0.5]
         if len(i):
             t = np.empty((len(i), 3), dtype=np.int64)
             t[:, 0] = a
