@@ -256,26 +256,46 @@ class Detector:
 
     def _combo_spans(self, res: Analysis) -> List[FlaggedSpan]:
         hits = res.hits
-        if hits is None:
+        if hits is None or not hits.chosen:
             return []
+        linked = self._linked_ids(res, [members for combos in hits.examples for members, _ in combos])
+        at = 0
         out = []
         for c, n_broken, combos in zip(hits.chosen, hits.n_broken, hits.examples):
-            examples = [self._example(res, c, members, size) for members, size in combos]
+            examples = []
+            for members, size in combos:
+                examples.append({"partners": [self._partner(res, m) for m in members if m != c], "size": int(size),
+                                 "linked_ids": linked[at]})
+                at += 1
             for first, n, key, df in res.candidate_occurrences[c]:
                 start, end = res.occurrences.char_span(first, n)
                 out.append(FlaggedSpan(start, end, COMBO, key, df, n_broken=n_broken, examples=examples))
         return out
 
-    def _example(self, res: Analysis, candidate: int, members: Sequence[int], size: int) -> Dict[str, Any]:
-        common = None
-        partners = []
-        for m in members:
-            common = _intersect(common, res.postings[m])
-            if m != candidate:
-                first, n, key, _ = res.candidate_occurrences[m][0]
-                start, end = res.occurrences.char_span(first, n)
-                partners.append({"key": key, "start_char": start, "end_char": end})
-        return {"partners": partners, "size": int(size), "linked_ids": self._doc_ids(common)}
+    def _partner(self, res: Analysis, m: int) -> Dict[str, Any]:
+        first, n, key, _ = res.candidate_occurrences[m][0]
+        start, end = res.occurrences.char_span(first, n)
+        return {"key": key, "start_char": start, "end_char": end}
+
+    def _linked_ids(self, res: Analysis, combos: List[Sequence[int]]) -> List[List[str]]:
+        """Ids of the documents holding every member, for each combination (one
+        AND of bitset rows per combination, all at once)."""
+        post = res.closure.postings  # type: ignore[union-attr]  # row j: candidate j
+        width = max((len(c) for c in combos), default=1)
+        table = np.vstack([post.bits, np.full((1, post.n_words), np.iinfo(np.uint64).max, dtype=np.uint64)])
+        members = np.full((len(combos), width), len(post.bits), dtype=np.int64)  # padding: all documents
+        for i, c in enumerate(combos):
+            members[i, : len(c)] = c
+        common = table[members[:, 0]]
+        for col in range(1, width):
+            common = common & table[members[:, col]]
+        flags = np.unpackbits(common.view(np.uint8), axis=1, bitorder="little")[:, : len(post.doc_numbers)]
+        row, col = np.nonzero(flags)
+        docs = self._doc_ids(post.doc_numbers[col])
+        out: List[List[str]] = [[] for _ in combos]
+        for r, d in zip(row.tolist(), docs):
+            out[r].append(d)
+        return out
 
 
 def _renumber(hits: ComboHits, numbers: np.ndarray) -> ComboHits:
@@ -335,21 +355,6 @@ def _posting_arrays(index: Any, keys: Sequence[str]) -> List[np.ndarray]:
     if hasattr(index, "key_posting_arrays"):
         return index.key_posting_arrays(keys)
     return [_as_array(p) for p in index.key_postings(keys)]
-
-
-def _intersect(a: Any, b: Any) -> Any:
-    """Intersection of two posting lists (pyroaring BitMaps, or any int sequences)."""
-    if a is None:
-        return b
-    if hasattr(a, "intersection_cardinality"):
-        return a & b
-    a, b = _as_array(a), _as_array(b)
-    if len(a) > len(b):
-        a, b = b, a
-    if not len(a):
-        return a
-    at = np.minimum(np.searchsorted(b, a), len(b) - 1)
-    return a[b[at] == a]  # both sorted and distinct
 
 
 def _as_array(postings: Any) -> np.ndarray:

@@ -68,13 +68,20 @@ class HittingSet:
         with the intersection size of each row); `numbers` maps the candidate
         numbers used here to the caller's."""
         offsets = np.cumsum([0] + [len(b) for b in combos])
-
-        def combo(cid: int) -> Example:
-            i = int(np.searchsorted(offsets, cid, side="right")) - 1
-            row = cid - offsets[i]
-            return tuple(int(numbers[m]) for m in combos[i][row]), int(sizes[i][row])
-
-        examples = [[combo(int(cid)) for cid in self.combos_of(c)[:n_examples]] for c in self.chosen]
+        width = max([b.shape[1] for b in combos] + [1])
+        firsts = [self.combos_of(c)[:n_examples] for c in self.chosen]
+        cids = np.concatenate(firsts) if firsts else np.zeros(0, dtype=np.int64)
+        # All examples at once: the block and row of each combination id.
+        block = np.searchsorted(offsets, cids, side="right") - 1
+        rows = np.full((len(cids), width), -1, dtype=np.int64)
+        size = np.zeros(len(cids), dtype=np.int64)
+        for i, (b, z) in enumerate(zip(combos, sizes)):
+            at = np.flatnonzero(block == i)
+            rows[at, : b.shape[1]] = numbers[b[cids[at] - offsets[i]]]
+            size[at] = np.asarray(z)[cids[at] - offsets[i]]
+        flat = [(tuple(m for m in row if m >= 0), z) for row, z in zip(rows.tolist(), size.tolist())]
+        ends = np.cumsum([len(f) for f in firsts]).tolist()
+        examples = [flat[e - len(f) : e] for f, e in zip(firsts, ends)]
         counts = {int(b.shape[1]): int(len(b)) for b in combos}
         return ComboHits(chosen=[int(numbers[c]) for c in self.chosen],
                          n_broken=[int(self.totals[c]) for c in self.chosen], examples=examples,
