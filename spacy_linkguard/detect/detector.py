@@ -99,7 +99,8 @@ class Detector:
     settings (NgramSettings): optional; when given it must equal the index's
         settings (E003), e.g. a pipeline's configured max_n and placeholder.
     n_examples (int): combinations given as examples per COMBO span.
-    cache_size (int): document frequencies remembered across texts (0: none).
+    cache_size (int): document frequencies remembered across texts (0: none),
+        and up to 8x as many document numbers of frequent N-grams' postings.
         The rewrite loop re-detects mostly unchanged text; answering those
         lookups from a dict saves ~25% CPU per pass on ECHR documents.
     max_combos (int): memory budget, in combinations held at once. A text
@@ -137,6 +138,7 @@ class Detector:
         self.n_examples = n_examples
         self.max_combos = max_combos
         self._doc_freqs = _DocFreqCache(index, cache_size)
+        self._postings = _PostingCache(index, cache_size * 8)
 
     def analyze(self, text: str) -> Analysis:
         """Find minimal rare N-grams, closed candidates and minimal linkable combinations.
@@ -153,7 +155,7 @@ class Detector:
         freq = occ.frequent
         if self.max_arity < 2 or not freq.keys:
             return res
-        postings = _posting_arrays(self.index, freq.keys)
+        postings = self._postings(freq.keys)
         closure = closed_candidates(freq, postings)
         numbers = closure.candidates.tolist()
         res.candidates = [freq.keys[c] for c in numbers]
@@ -348,6 +350,43 @@ class _DocFreqCache:
                 self.memo = {}
             self.memo.update(new)
         return np.asarray(found, dtype=np.int64)
+
+
+class _PostingCache:
+    """Posting arrays of frequent keys with a bounded memo (at most `max_numbers`
+    document numbers held; emptied when full or when the index's checksum
+    changes). Frequent N-grams recur from text to text ("the applicant",
+    "the court held") and from pass to pass of the rewrite loop; reading and
+    decoding their posting lists was the detector's third-largest cost."""
+
+    def __init__(self, index: Any, max_numbers: int) -> None:
+        self.index = index
+        self.max_numbers = max_numbers
+        self.memo: Dict[str, np.ndarray] = {}
+        self.held = 0
+        self.checksum = getattr(index, "checksum", None)
+
+    def __call__(self, keys: Sequence[str]) -> List[np.ndarray]:
+        if self.max_numbers <= 0:
+            return _posting_arrays(self.index, keys)
+        checksum = getattr(self.index, "checksum", None)
+        if checksum != self.checksum:
+            self.memo, self.held, self.checksum = {}, 0, checksum
+        get = self.memo.get
+        found = [get(key) for key in keys]
+        missing = [key for key, p in zip(keys, found) if p is None]
+        if missing:
+            new = dict(zip(missing, _posting_arrays(self.index, missing)))
+            found = [new[key] if p is None else p for key, p in zip(keys, found)]
+            size = sum(len(p) for p in new.values())
+            if self.held + size > self.max_numbers:
+                self.memo, self.held = {}, 0
+            if size <= self.max_numbers:
+                for array in new.values():
+                    array.flags.writeable = False  # shared between texts: never modified
+                self.memo.update(new)
+                self.held += size
+        return found
 
 
 def _posting_arrays(index: Any, keys: Sequence[str]) -> List[np.ndarray]:
