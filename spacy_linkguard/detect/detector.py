@@ -243,13 +243,15 @@ class Detector:
     def _doc_ids(self, numbers: Iterable[int]) -> List[str]:
         """Corpus ids of document numbers (a BitMap, array or list)."""
         ids = self.index.doc_ids
+        if isinstance(numbers, np.ndarray):
+            numbers = numbers.tolist()  # Python ints: no numpy scalar per document
         return [str(ids[int(d)]) for d in numbers]
 
     def _ngram_spans(self, res: Analysis) -> List[FlaggedSpan]:
         if not res.chosen_rare:
             return []
         keys = list(dict.fromkeys(o[2] for o in res.chosen_rare))
-        linked = dict(zip(keys, (self._doc_ids(p) for p in self.index.key_postings(keys))))
+        linked = dict(zip(keys, (self._doc_ids(p) for p in _posting_arrays(self.index, keys))))
         out = []
         for first, n, key, df in res.chosen_rare:
             start, end = res.occurrences.char_span(first, n)
