@@ -17,7 +17,7 @@ from .streamed import streamed_hits
 from .types import COMBO, NGRAM, Detection, FlaggedSpan
 
 MAX_ARITY = 3  # combinations of up to 3 N-grams (SPEC.md, m = 3)
-MAX_COMBOS = 2_000_000  # default memory budget: combinations held at once (~300 MB)
+MAX_COMBOS = 2_000_000  # default memory budget: combinations held at once (~400 MB)
 # The in-memory path also needs (documents x live candidates) float32 matrices
 # and an n x n bit matrix of frequent pairs: beyond these sizes it streams.
 _IN_MEMORY_MAX_LIVE = 4096
@@ -108,7 +108,7 @@ class Detector:
         memory and the greedy hitting set over all of them; beyond it they
         are hit in blocks of about this many, one witness document at a time
         (`streamed.py`): still every one is hit, but the counts are lower
-        bounds and the set may be larger. Memory grows ~150 bytes per unit.
+        bounds and the set may be larger. Memory grows ~190 bytes per unit.
     RAISES: LinkguardError E100 (k), E101 (max_arity), E102 (not an index),
         E104 (max_combos), E003.
     """

@@ -33,7 +33,7 @@ block is greedy on its own, and no pass over all combinations removes a pick
 made redundant by later ones. Counts are of the combinations enumerated
 (`ComboHits.exact` is False).
 """
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List
 
 import numpy as np
 
