@@ -194,6 +194,10 @@ class Errors(metaclass=ErrorsWithCodes):
             "got a {kind} without {missing}. Load one with NgramIndex.load(path).")
     E103 = ("Detector.detect expects the document's text as a str, got {kind}. "
             "Pass doc.text for a spaCy Doc.")
+    E104 = ("max_combos (the detector's memory budget, in minimal linkable "
+            "combinations held at once) must be an integer >= 1, got {value}. "
+            "Leave it at its default ({default}), or raise it to keep the exact "
+            "counts and the global greedy hitting set on longer texts.")
     E110 = ("The linkguard component has no index configured (index = {value}). "
             "Build one with `python -m spacy_linkguard index ...` and pass its "
             "folder: nlp.add_pipe(\"linkguard\", config={{\"index\": \"path/to/index\"}}).")

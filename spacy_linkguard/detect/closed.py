@@ -94,20 +94,23 @@ def rich_witnesses(closure: Closure, k: int, block: int = 1 << 16, n_hubs: int =
     rich = np.zeros(n_docs, dtype=bool)
     held = post.dense(np.arange(len(closure)))  # candidates x documents
     hubs = np.argsort(-held.sum(axis=0), kind="stable")[:n_hubs]
-    missing = (~held[:, hubs]).astype(np.float32)  # candidates x hubs
-    # (witness, candidate) pairs sorted by witness: unpack a block of documents at a time.
-    for lo in range(0, n_docs, 1024):
-        hi = min(lo + 1024, n_docs)
+    missing_t = np.ascontiguousarray((~held[:, hubs]).T).astype(np.float32)  # hubs x candidates
+    del held
+    # Documents a block at a time: the unpacked block is candidates x step (bounded memory).
+    step = int(min(1024, max(64, ((1 << 22) // len(closure)) // 64 * 64)))
+    for lo in range(0, n_docs, step):
+        hi = min(lo + step, n_docs)
         words = wit.bits[:, lo // 64 : (hi + 63) // 64]  # lo is a multiple of 64
         flags = np.unpackbits(words.view(np.uint8), axis=1, bitorder="little")[:, : hi - lo]
         # covers[x, h]: hub h holds every candidate x-maximal for x (and is not x).
-        covers = (flags.T.astype(np.float32) @ missing) < 0.5
+        covers = ((missing_t @ flags.astype(np.float32)) < 0.5).T
         covers &= hubs[None, :] != np.arange(lo, hi)[:, None]
         settled = covers.sum(axis=1) >= k - 1
-        flags[:, settled] = 0
-        x, c = np.nonzero(flags.T)
-        if not len(x):
+        open_docs = np.flatnonzero(~settled & flags.any(axis=0))
+        if not len(open_docs):
             continue
+        x, c = np.nonzero(np.ascontiguousarray(flags[:, open_docs].T))  # sorted by witness
+        x = open_docs[x]
         xs, starts = np.unique(x, return_index=True)
         bounds = np.concatenate([starts, [len(x)]])
         i = 0

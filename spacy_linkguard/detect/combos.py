@@ -104,21 +104,29 @@ class PairScan:
     n: int
     _dense: Optional[np.ndarray] = None
 
-    def frequent_rows(self, rows: np.ndarray) -> np.ndarray:
-        """bool (len(rows) x n): the frequent partners of some candidates."""
-        if self._dense is None and self.n <= _DENSE_UP_TO:  # small: unpack once, index after
+    def frequent_row(self, row: int) -> np.ndarray:
+        """bool (n,): the frequent partners of one candidate."""
+        if self._dense is None and self.n <= _DENSE_UP_TO:
             self._dense = np.unpackbits(self.frequent, axis=1, count=self.n, bitorder="little").astype(bool)
         if self._dense is not None:
-            return self._dense[rows]
-        return np.unpackbits(self.frequent[rows], axis=1, count=self.n, bitorder="little").astype(bool)
+            return self._dense[row]
+        return np.unpackbits(self.frequent[row], count=self.n, bitorder="little").astype(bool)
+
+    def frequent_pairs(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """bool per (a[i], b[i]): is the pair frequent (>= k documents, a shared witness)."""
+        if self._dense is not None:
+            return self._dense[a, b]
+        return ((self.frequent[a, b >> 3] >> (b & 7).astype(np.uint8)) & 1).astype(bool)
 
 
-def scan_pairs(inc: Incidence, k: int, block: int = 2048) -> PairScan:
+def scan_pairs(inc: Incidence, k: int, block: int = 2048, limit: Optional[int] = None) -> Optional[PairScan]:
     """Every pair's |D(a) & D(b)| (`M.T @ M`) and |W(a) & W(b)| (`W.T @ W`),
     computed `block` columns at a time so memory stays O(n * block).
 
     inc (Incidence): documents holding >= 2 candidates.
     k (int): The threshold.
+    limit (int): give up (RETURNS None) as soon as more than this many
+        linkable pairs are found (the caller then streams them, `streamed.py`).
     RETURNS (PairScan).
     """
     assert block % 8 == 0, "block must be a multiple of 8 (packed bits)"
@@ -127,6 +135,7 @@ def scan_pairs(inc: Incidence, k: int, block: int = 2048) -> PairScan:
     frequent = np.zeros((n, (n + 7) // 8), dtype=np.uint8)
     pairs: List[np.ndarray] = []
     sizes: List[np.ndarray] = []
+    n_found = 0
     for lo in range(0, n, block):
         hi = min(lo + block, n)
         counts = np.rint(m.T @ m[:, lo:hi])  # n x (hi - lo)
@@ -135,6 +144,9 @@ def scan_pairs(inc: Incidence, k: int, block: int = 2048) -> PairScan:
         b = b + lo
         upper = a < b
         pairs.append(np.stack([a[upper], b[upper]], axis=1))
+        n_found += len(pairs[-1])
+        if limit is not None and n_found > limit:
+            return None
         sizes.append(counts[a[upper], b[upper] - lo].astype(np.int64))
         often = (counts >= k) & shared
         often[np.arange(lo, hi), np.arange(hi - lo)] = False
@@ -146,12 +158,14 @@ def scan_pairs(inc: Incidence, k: int, block: int = 2048) -> PairScan:
     return PairScan(pairs_all[order], sizes_all[order], frequent, n)
 
 
-def minimal_triples(inc3: Incidence, scan: PairScan, k: int) -> Tuple[np.ndarray, np.ndarray]:
+def minimal_triples(inc3: Incidence, scan: PairScan, k: int,
+                    limit: Optional[int] = None) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """Triples with every pair frequent, 1 <= |D(a) & D(b) & D(c)| < k and a common witness.
 
     inc3 (Incidence): documents holding >= 3 candidates.
     scan (PairScan): `scan_pairs` over documents holding >= 2 candidates.
     k (int): The threshold.
+    limit (int): give up (RETURNS None) as soon as more than this many are found.
     RETURNS (Tuple[np.ndarray, np.ndarray]): (t x 3) int64 triples (each set
         once), and their intersection sizes.
     """
@@ -162,12 +176,17 @@ def minimal_triples(inc3: Incidence, scan: PairScan, k: int) -> Tuple[np.ndarray
     rank[order] = np.arange(n)
     found: List[np.ndarray] = []
     sizes: List[np.ndarray] = []
+    n_found = 0
     col_rows = _rows_by_column(m)
     col_wrows = _rows_by_column(w)
+    later = np.ones(n, dtype=bool)  # candidates ranked after the current anchor
     for a in order.tolist():
-        partners = np.nonzero(scan.frequent_rows(np.asarray([a]))[0] & (rank > rank[a]))[0]
+        later[a] = False
         rows = col_rows[a]
-        if len(partners) < 2 or len(rows) == 0 or len(col_wrows[a]) == 0:
+        if len(rows) == 0 or len(col_wrows[a]) == 0:
+            continue
+        partners = np.flatnonzero(scan.frequent_row(a) & later)
+        if len(partners) < 2:
             continue
         sub = m[rows[:, None], partners]
         shared = sub.sum(axis=0)  # documents of `a` that also hold each partner
@@ -175,7 +194,8 @@ def minimal_triples(inc3: Incidence, scan: PairScan, k: int) -> Tuple[np.ndarray
         alive = shared >= 1
         if alive.sum() < 2:
             continue
-        partners, sub, shared = partners[alive], sub[:, alive], shared[alive]
+        if not alive.all():
+            partners, sub, shared = partners[alive], sub[:, alive], shared[alive]
         # Within the r documents of `a`, t(a, b, c) >= shared_b + shared_c - r, so b
         # can only be in a triple with t < k if shared_b + (least other shared) - r < k.
         # Exact pruning: it drops partners present in (nearly) every document of `a`.
@@ -184,16 +204,23 @@ def minimal_triples(inc3: Incidence, scan: PairScan, k: int) -> Tuple[np.ndarray
         keep = shared + least_other - len(rows) < k
         if keep.sum() < 2:
             continue
-        partners, sub = partners[keep], sub[:, keep]
+        if not keep.all():
+            partners, sub = partners[keep], sub[:, keep]
         triple = sub.T @ sub
-        hit = (triple < k) & (triple >= 1)
-        hit &= scan.frequent_rows(partners)[:, partners]
-        i, j = np.nonzero(np.triu(hit, 1))
+        # Few entries are in [1, k): find them first, then test only those
+        # (row-major order, as np.triu would give).
+        i, j = np.nonzero((triple < k - 0.5) & (triple > 0.5))
+        upper = i < j
+        i, j = i[upper], j[upper]
+        if not len(i):
+            continue
+        both = scan.frequent_pairs(partners[i], partners[j])
+        i, j = i[both], j[both]
         if not len(i):
             continue
         wsub = w[col_wrows[a][:, None], partners]
-        common = (wsub.T @ wsub)[i, j]  # |W(a) & W(b) & W(c)|
-        i, j = i[common >= 1], j[common >= 1]
+        common = np.einsum("ri,ri->i", wsub[:, i], wsub[:, j])  # |W(a) & W(b) & W(c)|
+        i, j = i[common > 0.5], j[common > 0.5]
         if len(i):
             t = np.empty((len(i), 3), dtype=np.int64)
             t[:, 0] = a
@@ -201,6 +228,9 @@ def minimal_triples(inc3: Incidence, scan: PairScan, k: int) -> Tuple[np.ndarray
             t[:, 2] = partners[j]
             found.append(t)
             sizes.append(np.rint(triple[i, j]).astype(np.int64))
+            n_found += len(t)
+            if limit is not None and n_found > limit:
+                return None
     if not found:
         return np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64)
     return np.concatenate(found), np.concatenate(sizes)

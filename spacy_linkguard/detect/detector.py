@@ -9,12 +9,19 @@ from ..errors import Errors, LinkguardError
 from ..ngrams import NgramSettings
 from .closed import Closure, closed_candidates, rich_witnesses
 from .combos import Incidence, incidence_from_bits, minimal_triples, scan_pairs
-from .hitting import HittingSet, greedy_hitting_set
+from .docbits import DocBits
+from .hitting import ComboHits, greedy_hitting_set
 from .occurrences import Frequent, Occurrence, Occurrences, find_occurrences
 from .singles import choose_rare_spans
+from .streamed import streamed_hits
 from .types import COMBO, NGRAM, Detection, FlaggedSpan
 
 MAX_ARITY = 3  # combinations of up to 3 N-grams (SPEC.md, m = 3)
+MAX_COMBOS = 2_000_000  # default memory budget: combinations held at once (~400 MB)
+# The in-memory path also needs (documents x live candidates) float32 matrices
+# and an n x n bit matrix of frequent pairs: beyond these sizes it streams.
+_IN_MEMORY_MAX_LIVE = 4096
+_IN_MEMORY_MAX_CELLS = 1 << 24
 _INDEX_API = ("settings", "doc_ids", "key_doc_freqs", "key_postings")
 
 
@@ -32,6 +39,12 @@ class Analysis:
         of every candidate, as bitsets.
     live: the candidates with a witness x whose x-maximal set could be
         linkable (`closed.rich_witnesses`); only they can be in a combination.
+    hits: the candidates chosen to break every minimal linkable combination,
+        with counts and examples (`hitting.ComboHits`).
+    streamed: True when the combinations were too many to hold (more than
+        the detector's max_combos) and were hit in bounded memory
+        (`streamed.py`); then `hits.counts` and `hits.n_broken` are lower
+        bounds and the fields below stay empty.
     incidence: documents x live candidates (column j is candidate live[j]).
     pairs / pair_sizes: minimal linkable pairs (candidate numbers) and |intersection|.
     triples / triple_sizes: minimal linkable triples and |intersection|.
@@ -52,11 +65,18 @@ class Analysis:
     pair_sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     triples: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), dtype=np.int64))
     triple_sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    hitting: Optional[HittingSet] = None
+    hits: Optional[ComboHits] = None
+    streamed: bool = False
 
     @property
     def safe(self) -> bool:
-        return not self.occurrences.minimal_rare and not len(self.pairs) and not len(self.triples)
+        return not self.occurrences.minimal_rare and not (self.hits is not None and self.hits.n_combinations)
+
+
+def check_max_combos(value: Any) -> None:
+    """RAISES: LinkguardError E104 unless value is an int >= 1 (bools refused)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise LinkguardError(Errors.E104.format(value=repr(value), default=MAX_COMBOS))
 
 
 def check_k_and_arity(k: Any, max_arity: Any) -> None:
@@ -79,10 +99,18 @@ class Detector:
     settings (NgramSettings): optional; when given it must equal the index's
         settings (E003), e.g. a pipeline's configured max_n and placeholder.
     n_examples (int): combinations given as examples per COMBO span.
-    cache_size (int): document frequencies remembered across texts (0: none).
+    cache_size (int): document frequencies remembered across texts (0: none),
+        and up to 8x as many document numbers of frequent N-grams' postings.
         The rewrite loop re-detects mostly unchanged text; answering those
         lookups from a dict saves ~25% CPU per pass on ECHR documents.
-    RAISES: LinkguardError E100 (k), E101 (max_arity), E102 (not an index), E003.
+    max_combos (int): memory budget, in combinations held at once. A text
+        with at most this many minimal linkable combinations gets them all in
+        memory and the greedy hitting set over all of them; beyond it they
+        are hit in blocks of about this many, one witness document at a time
+        (`streamed.py`): still every one is hit, but the counts are lower
+        bounds and the set may be larger. Memory grows ~190 bytes per unit.
+    RAISES: LinkguardError E100 (k), E101 (max_arity), E102 (not an index),
+        E104 (max_combos), E003.
     """
 
     def __init__(
@@ -94,11 +122,13 @@ class Detector:
         settings: Optional[NgramSettings] = None,
         n_examples: int = 3,
         cache_size: int = 500_000,
+        max_combos: int = MAX_COMBOS,
     ) -> None:
         missing = [name for name in _INDEX_API if not hasattr(index, name)]
         if missing:
             raise LinkguardError(Errors.E102.format(kind=type(index).__name__, missing=", ".join(missing)))
         check_k_and_arity(k, max_arity)
+        check_max_combos(max_combos)
         if settings is not None:
             settings.check_compatible(index.settings, where="the index")
         self.index = index
@@ -106,7 +136,9 @@ class Detector:
         self.k = k
         self.max_arity = max_arity
         self.n_examples = n_examples
+        self.max_combos = max_combos
         self._doc_freqs = _DocFreqCache(index, cache_size)
+        self._postings = _PostingCache(index, cache_size * 8)
 
     def analyze(self, text: str) -> Analysis:
         """Find minimal rare N-grams, closed candidates and minimal linkable combinations.
@@ -123,7 +155,7 @@ class Detector:
         freq = occ.frequent
         if self.max_arity < 2 or not freq.keys:
             return res
-        postings = _posting_arrays(self.index, freq.keys)
+        postings = self._postings(freq.keys)
         closure = closed_candidates(freq, postings)
         numbers = closure.candidates.tolist()
         res.candidates = [freq.keys[c] for c in numbers]
@@ -139,16 +171,40 @@ class Detector:
         res.live = live
         for j, occs in zip(live.tolist(), _occurrences_of(freq, closure.candidates[live])):
             res.candidate_occurrences[j] = occs
-        if len(live) >= 2:
-            inc = incidence_from_bits(closure.postings.take(live), rich.take(live), min_members=2)
-            res.incidence = inc
-            scan = scan_pairs(inc, k)
-            res.pairs, res.pair_sizes = live[scan.pairs], scan.sizes
-            if self.max_arity >= 3 and len(live) >= 3:
-                triples, res.triple_sizes = minimal_triples(inc.restrict(3), scan, k)
-                res.triples = live[triples]
-        res.hitting = greedy_hitting_set(n, [res.pairs, res.triples])
+        if len(live) < 2:
+            return res
+        post, wit = closure.postings.take(live), rich.take(live)
+        if len(live) <= _IN_MEMORY_MAX_LIVE and len(live) * len(post.doc_numbers) <= _IN_MEMORY_MAX_CELLS:
+            res.hits = self._in_memory(res, post, wit)
+        if res.hits is None:
+            hits = streamed_hits(post, wit, k, self.max_arity, block=self.max_combos, n_examples=self.n_examples)
+            res.hits = _renumber(hits, live)
+            res.streamed = True
         return res
+
+    def _in_memory(self, res: Analysis, post: DocBits, wit: DocBits) -> Optional[ComboHits]:
+        """Every minimal linkable combination of the live candidates, and the
+        greedy hitting set over all of them; None when they are more than
+        `max_combos` (`analyze` then streams)."""
+        k, live, budget = self.k, res.live, self.max_combos
+        inc = incidence_from_bits(post, wit, min_members=2)
+        scan = scan_pairs(inc, k, limit=budget)
+        if scan is None:
+            return None
+        combos, sizes = [scan.pairs], [scan.sizes]
+        if self.max_arity >= 3:
+            found = minimal_triples(inc.restrict(3), scan, k, limit=budget - len(scan.pairs)) if len(live) >= 3 else (
+                np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64))
+            if found is None:
+                return None
+            combos.append(found[0])
+            sizes.append(found[1])
+            res.triples, res.triple_sizes = live[found[0]], found[1]
+        res.incidence = inc
+        res.pairs, res.pair_sizes = live[scan.pairs], scan.sizes
+        # Greedy over the live candidates only (numbered in the same order: same picks).
+        hs = greedy_hitting_set(len(live), combos)
+        return hs.evidence(combos, sizes, self.n_examples, numbers=live)
 
     def detect(self, text: str) -> Detection:
         """Flag the spans to rephrase so that `text` no longer singles out a document.
@@ -163,10 +219,9 @@ class Detector:
         spans.sort(key=lambda s: (s.start_char, s.end_char, s.label))
         occ = res.occurrences
         minimal = {"1": len({o[2] for o in occ.minimal_rare})}
-        if self.max_arity >= 2:
-            minimal["2"] = int(len(res.pairs))
-        if self.max_arity >= 3:
-            minimal["3"] = int(len(res.triples))
+        counts = res.hits.counts if res.hits is not None else {}
+        for arity in range(2, self.max_arity + 1):
+            minimal[str(arity)] = int(counts.get(arity, 0))
         report: Dict[str, Any] = {
             "k": self.k,
             "max_arity": self.max_arity,
@@ -177,7 +232,10 @@ class Detector:
             "candidates": len(res.candidates),
             "minimal_linkable": minimal,
             "spans": {NGRAM: sum(s.label == NGRAM for s in spans), COMBO: sum(s.label == COMBO for s in spans)},
-            "combo_keys": len(res.hitting.chosen) if res.hitting else 0,
+            "combo_keys": len(res.hits.chosen) if res.hits else 0,
+            # False when the combinations were streamed (Detector max_combos):
+            # minimal_linkable and n_broken then count those enumerated.
+            "counts_exact": res.hits.exact if res.hits else True,
             "seconds": round(time.perf_counter() - start, 6),
         }
         return Detection(spans=spans, safe=res.safe, report=report)
@@ -185,13 +243,15 @@ class Detector:
     def _doc_ids(self, numbers: Iterable[int]) -> List[str]:
         """Corpus ids of document numbers (a BitMap, array or list)."""
         ids = self.index.doc_ids
+        if isinstance(numbers, np.ndarray):
+            numbers = numbers.tolist()  # Python ints: no numpy scalar per document
         return [str(ids[int(d)]) for d in numbers]
 
     def _ngram_spans(self, res: Analysis) -> List[FlaggedSpan]:
         if not res.chosen_rare:
             return []
         keys = list(dict.fromkeys(o[2] for o in res.chosen_rare))
-        linked = dict(zip(keys, (self._doc_ids(p) for p in self.index.key_postings(keys))))
+        linked = dict(zip(keys, (self._doc_ids(p) for p in _posting_arrays(self.index, keys))))
         out = []
         for first, n, key, df in res.chosen_rare:
             start, end = res.occurrences.char_span(first, n)
@@ -199,34 +259,55 @@ class Detector:
         return out
 
     def _combo_spans(self, res: Analysis) -> List[FlaggedSpan]:
-        hs = res.hitting
-        if hs is None:
+        hits = res.hits
+        if hits is None or not hits.chosen:
             return []
+        linked = self._linked_ids(res, [members for combos in hits.examples for members, _ in combos])
+        at = 0
         out = []
-        for c in hs.chosen:
-            examples = [self._example(res, c, int(cid)) for cid in hs.combos_of(c)[: self.n_examples]]
+        for c, n_broken, combos in zip(hits.chosen, hits.n_broken, hits.examples):
+            examples = []
+            for members, size in combos:
+                examples.append({"partners": [self._partner(res, m) for m in members if m != c], "size": int(size),
+                                 "linked_ids": linked[at]})
+                at += 1
             for first, n, key, df in res.candidate_occurrences[c]:
                 start, end = res.occurrences.char_span(first, n)
-                out.append(
-                    FlaggedSpan(start, end, COMBO, key, df, n_broken=int(hs.totals[c]), examples=examples)
-                )
+                out.append(FlaggedSpan(start, end, COMBO, key, df, n_broken=n_broken, examples=examples))
         return out
 
-    def _example(self, res: Analysis, candidate: int, combo_id: int) -> Dict[str, Any]:
-        n_pairs = len(res.pairs)
-        if combo_id < n_pairs:
-            members, size = res.pairs[combo_id], res.pair_sizes[combo_id]
-        else:
-            members, size = res.triples[combo_id - n_pairs], res.triple_sizes[combo_id - n_pairs]
-        common = None
-        partners = []
-        for m in members.tolist():
-            common = _intersect(common, res.postings[m])
-            if m != candidate:
-                first, n, key, _ = res.candidate_occurrences[m][0]
-                start, end = res.occurrences.char_span(first, n)
-                partners.append({"key": key, "start_char": start, "end_char": end})
-        return {"partners": partners, "size": int(size), "linked_ids": self._doc_ids(common)}
+    def _partner(self, res: Analysis, m: int) -> Dict[str, Any]:
+        first, n, key, _ = res.candidate_occurrences[m][0]
+        start, end = res.occurrences.char_span(first, n)
+        return {"key": key, "start_char": start, "end_char": end}
+
+    def _linked_ids(self, res: Analysis, combos: List[Sequence[int]]) -> List[List[str]]:
+        """Ids of the documents holding every member, for each combination (one
+        AND of bitset rows per combination, all at once)."""
+        post = res.closure.postings  # type: ignore[union-attr]  # row j: candidate j
+        width = max((len(c) for c in combos), default=1)
+        table = np.vstack([post.bits, np.full((1, post.n_words), np.iinfo(np.uint64).max, dtype=np.uint64)])
+        members = np.full((len(combos), width), len(post.bits), dtype=np.int64)  # padding: all documents
+        for i, c in enumerate(combos):
+            members[i, : len(c)] = c
+        common = table[members[:, 0]]
+        for col in range(1, width):
+            common = common & table[members[:, col]]
+        flags = np.unpackbits(common.view(np.uint8), axis=1, bitorder="little")[:, : len(post.doc_numbers)]
+        row, col = np.nonzero(flags)
+        docs = self._doc_ids(post.doc_numbers[col])
+        out: List[List[str]] = [[] for _ in combos]
+        for r, d in zip(row.tolist(), docs):
+            out[r].append(d)
+        return out
+
+
+def _renumber(hits: ComboHits, numbers: np.ndarray) -> ComboHits:
+    """`hits` with candidate numbers mapped through `numbers`."""
+    hits.chosen = [int(numbers[c]) for c in hits.chosen]
+    hits.examples = [[(tuple(int(numbers[m]) for m in members), size) for members, size in combos]
+                     for combos in hits.examples]
+    return hits
 
 
 def _occurrences_of(freq: Frequent, keys: np.ndarray) -> List[List[Occurrence]]:
@@ -273,26 +354,48 @@ class _DocFreqCache:
         return np.asarray(found, dtype=np.int64)
 
 
+class _PostingCache:
+    """Posting arrays of frequent keys with a bounded memo (at most `max_numbers`
+    document numbers held; emptied when full or when the index's checksum
+    changes). Frequent N-grams recur from text to text ("the applicant",
+    "the court held") and from pass to pass of the rewrite loop; reading and
+    decoding their posting lists was the detector's third-largest cost."""
+
+    def __init__(self, index: Any, max_numbers: int) -> None:
+        self.index = index
+        self.max_numbers = max_numbers
+        self.memo: Dict[str, np.ndarray] = {}
+        self.held = 0
+        self.checksum = getattr(index, "checksum", None)
+
+    def __call__(self, keys: Sequence[str]) -> List[np.ndarray]:
+        if self.max_numbers <= 0:
+            return _posting_arrays(self.index, keys)
+        checksum = getattr(self.index, "checksum", None)
+        if checksum != self.checksum:
+            self.memo, self.held, self.checksum = {}, 0, checksum
+        get = self.memo.get
+        found = [get(key) for key in keys]
+        missing = [key for key, p in zip(keys, found) if p is None]
+        if missing:
+            new = dict(zip(missing, _posting_arrays(self.index, missing)))
+            found = [new[key] if p is None else p for key, p in zip(keys, found)]
+            size = sum(len(p) for p in new.values())
+            if self.held + size > self.max_numbers:
+                self.memo, self.held = {}, 0
+            if size <= self.max_numbers:
+                for array in new.values():
+                    array.flags.writeable = False  # shared between texts: never modified
+                self.memo.update(new)
+                self.held += size
+        return found
+
+
 def _posting_arrays(index: Any, keys: Sequence[str]) -> List[np.ndarray]:
     """Sorted document numbers of each key (the index's batch path when it has one)."""
     if hasattr(index, "key_posting_arrays"):
         return index.key_posting_arrays(keys)
     return [_as_array(p) for p in index.key_postings(keys)]
-
-
-def _intersect(a: Any, b: Any) -> Any:
-    """Intersection of two posting lists (pyroaring BitMaps, or any int sequences)."""
-    if a is None:
-        return b
-    if hasattr(a, "intersection_cardinality"):
-        return a & b
-    a, b = _as_array(a), _as_array(b)
-    if len(a) > len(b):
-        a, b = b, a
-    if not len(a):
-        return a
-    at = np.minimum(np.searchsorted(b, a), len(b) - 1)
-    return a[b[at] == a]  # both sorted and distinct
 
 
 def _as_array(postings: Any) -> np.ndarray:

@@ -7,10 +7,42 @@ which is within a factor ln(#combinations) of the smallest hitting set. A
 last pass drops, latest pick first, any pick whose combinations all contain
 another pick (the greedy order can leave such picks behind).
 """
-from dataclasses import dataclass
-from typing import List, Sequence
+from dataclasses import dataclass, field
+from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
+
+# One combination given as evidence: (member candidate numbers, |intersection|).
+Example = Tuple[Tuple[int, ...], int]
+
+
+@dataclass
+class ComboHits:
+    """The candidates to rephrase and the evidence the COMBO spans carry.
+
+    chosen: candidate numbers, in the order picked.
+    n_broken: for each chosen candidate (same order), the number of minimal
+        linkable combinations containing it.
+    examples: for each chosen candidate, up to `n_examples` of them.
+    counts: {arity: number of minimal linkable combinations}.
+    exact: True when `counts` and `n_broken` count every minimal linkable
+        combination (the in-memory path); False on the streamed path, where
+        they count those enumerated -- combinations already broken by an
+        earlier pick are skipped unseen, so they are lower bounds (> 0 for
+        every chosen candidate). `chosen` hits every one either way.
+    dropped: redundant greedy picks removed by the reverse-delete pass.
+    """
+
+    chosen: List[int] = field(default_factory=list)
+    n_broken: List[int] = field(default_factory=list)
+    examples: List[List[Example]] = field(default_factory=list)
+    counts: Dict[int, int] = field(default_factory=dict)
+    exact: bool = True
+    dropped: int = 0
+
+    @property
+    def n_combinations(self) -> int:
+        return int(sum(self.counts.values()))
 
 
 @dataclass
@@ -29,6 +61,31 @@ class HittingSet:
 
     def combos_of(self, candidate: int) -> np.ndarray:
         return self.combo_ids[self.indptr[candidate] : self.indptr[candidate + 1]]
+
+    def evidence(self, combos: Sequence[np.ndarray], sizes: Sequence[np.ndarray], n_examples: int,
+                 numbers: np.ndarray) -> ComboHits:
+        """`ComboHits` of this hitting set over `combos` (the arrays it was given,
+        with the intersection size of each row); `numbers` maps the candidate
+        numbers used here to the caller's."""
+        offsets = np.cumsum([0] + [len(b) for b in combos])
+        width = max([b.shape[1] for b in combos] + [1])
+        firsts = [self.combos_of(c)[:n_examples] for c in self.chosen]
+        cids = np.concatenate(firsts) if firsts else np.zeros(0, dtype=np.int64)
+        # All examples at once: the block and row of each combination id.
+        block = np.searchsorted(offsets, cids, side="right") - 1
+        rows = np.full((len(cids), width), -1, dtype=np.int64)
+        size = np.zeros(len(cids), dtype=np.int64)
+        for i, (b, z) in enumerate(zip(combos, sizes)):
+            at = np.flatnonzero(block == i)
+            rows[at, : b.shape[1]] = numbers[b[cids[at] - offsets[i]]]
+            size[at] = np.asarray(z)[cids[at] - offsets[i]]
+        flat = [(tuple(m for m in row if m >= 0), z) for row, z in zip(rows.tolist(), size.tolist())]
+        ends = np.cumsum([len(f) for f in firsts]).tolist()
+        examples = [flat[e - len(f) : e] for f, e in zip(firsts, ends)]
+        counts = {int(b.shape[1]): int(len(b)) for b in combos}
+        return ComboHits(chosen=[int(numbers[c]) for c in self.chosen],
+                         n_broken=[int(self.totals[c]) for c in self.chosen], examples=examples,
+                         counts=counts, exact=True, dropped=self.dropped)
 
 
 def greedy_hitting_set(n_candidates: int, combos: Sequence[np.ndarray]) -> HittingSet:

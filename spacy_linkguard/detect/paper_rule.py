@@ -20,9 +20,11 @@ def paper_rule_candidates(res: Analysis, k: int, max_arity: int) -> np.ndarray:
     hitting set, only combinations whose members share a witness (are
     x-maximal for one common document) count.
 
-    res (Analysis): `Detector.analyze` output at the same k and arity >= 2.
+    res (Analysis): `Detector.analyze` output at the same k and arity >= 2,
+        on the in-memory path (not `res.streamed`: raise the detector's max_combos).
     RETURNS (np.ndarray): int64 candidate numbers.
     """
+    assert not res.streamed, "the paper's rule needs every combination: raise Detector(max_combos=...)"
     if len(res.candidates) < 2 or max_arity < 2 or res.incidence is None:
         return np.zeros(0, dtype=np.int64)
     # Work on the live candidates (the incidence's columns): no linkable
