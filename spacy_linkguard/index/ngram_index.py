@@ -30,6 +30,28 @@ def arrays_to_bitmaps(arrays: List[np.ndarray]) -> List[BitMap]:
     return out
 
 
+def open_index_files(path: Path, named: Sequence, trie_name: str):
+    """Memory-map the .npy files `named` ((attribute, file name) pairs) and the
+    trie `trie_name` of an index folder, and read its document ids.
+
+    RETURNS (tuple): ({attribute: array}, trie, doc_ids).
+    RAISES: LinkguardError E063 when a file cannot be read.
+    """
+    arrays = {}
+    for attr, name in named:
+        try:
+            arrays[attr] = np.load(path / name, mmap_mode="r", allow_pickle=False)
+        except (ValueError, OSError) as e:
+            raise LinkguardError(Errors.E063.format(path=path / name, detail=str(e))) from None
+    try:
+        trie = marisa_trie.Trie()
+        trie.mmap(str(path / trie_name))
+        doc_ids = json.loads((path / fmt.DOC_IDS).read_text(encoding="utf-8"))
+    except Exception as e:  # marisa raises plain RuntimeError/ValueError on bad bytes
+        raise LinkguardError(Errors.E063.format(path=path, detail=f"{type(e).__name__}: {e}")) from None
+    return arrays, trie, doc_ids
+
+
 class TextLookups:
     """Lookups by phrase and by corpus id, on top of the key lookups of an index class."""
 
@@ -167,7 +189,6 @@ class NgramIndex(TextLookups):
         if fmt.layout_of(meta) in (fmt.SHARD, fmt.DOCUMENTS) and not _part:
             raise LinkguardError(Errors.E074.format(path=path, layout=fmt.layout_of(meta), parent=path.parent))
         check_files(path, meta, verify=verify)
-        arrays = {}
         named = [("df", fmt.DF), ("ref", fmt.REF), ("offsets", fmt.OFFSETS), ("postings", fmt.POSTINGS)]
         if fmt.layout_of(meta) in (fmt.PRUNED, fmt.SHARD):
             named.append(("multi_rank", fmt.MULTI_RANK))
@@ -176,17 +197,7 @@ class NgramIndex(TextLookups):
         elif fmt.layout_of(meta) == fmt.PRUNED:
             named += [("token_keys", fmt.TOKEN_KEYS), ("doc_tokens", fmt.DOC_TOKENS),
                       ("doc_offsets", fmt.DOC_OFFSETS)]
-        for attr, name in named:
-            try:
-                arrays[attr] = np.load(path / name, mmap_mode="r", allow_pickle=False)
-            except (ValueError, OSError) as e:
-                raise LinkguardError(Errors.E063.format(path=path / name, detail=str(e))) from None
-        try:
-            trie = marisa_trie.Trie()
-            trie.mmap(str(path / fmt.VOCAB))
-            doc_ids = json.loads((path / fmt.DOC_IDS).read_text(encoding="utf-8"))
-        except Exception as e:  # marisa raises plain RuntimeError/ValueError on bad bytes
-            raise LinkguardError(Errors.E063.format(path=path, detail=f"{type(e).__name__}: {e}")) from None
+        arrays, trie, doc_ids = open_index_files(path, named, fmt.VOCAB)
         check_arrays(path, meta, arrays, len(trie), doc_ids, full=verify)
         return cls(path, meta, trie, arrays, doc_ids)
 

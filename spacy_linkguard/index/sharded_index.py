@@ -16,7 +16,7 @@ from pyroaring import BitMap
 from ..errors import Errors, LinkguardError
 from ..ngrams import NgramSettings
 from . import format as fmt
-from .ngram_index import NgramIndex, TextLookups, arrays_to_bitmaps
+from .ngram_index import NgramIndex, TextLookups, arrays_to_bitmaps, open_index_files
 from .pruned_lookup import DocTokens, forward_hints, resolve_misses
 from .shards import SHARD_HASH, SHARDED_FORMAT, manifest_checksum, shard_ids
 
@@ -99,19 +99,9 @@ class ShardedIndex(TextLookups):
         dpath = path / m["documents"]
         dmeta = read_meta(dpath)
         check_files(dpath, dmeta, verify=verify)
-        arrays = {}
-        for attr, name in (("token_keys", fmt.TOKEN_KEYS), ("doc_tokens", fmt.DOC_TOKENS),
-                           ("doc_offsets", fmt.DOC_OFFSETS)):
-            try:
-                arrays[attr] = np.load(dpath / name, mmap_mode="r", allow_pickle=False)
-            except (ValueError, OSError) as e:
-                raise LinkguardError(Errors.E063.format(path=dpath / name, detail=str(e))) from None
-        try:
-            words = marisa_trie.Trie()
-            words.mmap(str(dpath / fmt.WORDS))
-            doc_ids = json.loads((dpath / fmt.DOC_IDS).read_text(encoding="utf-8"))
-        except Exception as e:  # marisa raises plain RuntimeError/ValueError on bad bytes
-            raise LinkguardError(Errors.E063.format(path=dpath, detail=f"{type(e).__name__}: {e}")) from None
+        arrays, words, doc_ids = open_index_files(
+            dpath, (("token_keys", fmt.TOKEN_KEYS), ("doc_tokens", fmt.DOC_TOKENS), ("doc_offsets", fmt.DOC_OFFSETS)),
+            fmt.WORDS)
         check_documents(dpath, dmeta, arrays, len(words), doc_ids, full=verify)
         parts = {d: s.checksum for d, s in zip(m["shards"], shards)}
         parts[m["documents"]] = dmeta["checksum"]
