@@ -331,7 +331,7 @@ class Errors(metaclass=ErrorsWithCodes):
             "e.g. --levels 0,0.2,0.4,0.6,0.8.")
     E259 = ("Cannot read the rewrite config {path}: {detail}. Pass the config "
             "that the rewrite step used (e.g. configs/rewrite_cpu.cfg); it needs "
-            "a model section under [components.llm.model] or [model].")
+            "a [components.linkguard_rewrite.model] section with @llm_models.")
 
     # --- E280-E299: lexical paraphrasing baseline (spacy_linkguard/baselines)
     E280 = ("The WordNet database was not found in {path} (missing: {missing}). "

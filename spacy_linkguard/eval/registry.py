@@ -3,7 +3,7 @@ from typing import Any, Callable, Optional
 
 from spacy.util import registry
 
-from .baseline_nospans import NoSpanRewriter
+from ..rewrite import LLMRewriter, RewriteLoop
 
 
 @registry.misc("linkguard.NoSpanRewrite.v1")
@@ -13,19 +13,29 @@ def make_nospan_rewriter(
     placeholder: str = "[REDACTED]",
     sentences_per_chunk: int = 3,
     max_chunk_chars: int = 1200,
-) -> Callable[[Any], NoSpanRewriter]:
+) -> Callable[[Any], RewriteLoop]:
     """linkguard.NoSpanRewrite.v1: the "LLM rewrite, no span list" baseline.
 
     Returns a function that takes the LLM model (the one the rewrite config
-    uses) and gives a `NoSpanRewriter`. `template_path`: a Jinja prompt file;
-    default `rewrite_nospans.v1.jinja` beside the rewrite task's templates.
+    uses) and gives the `RewriteLoop` of the baseline: no detector, `passes`
+    passes, no guarantee mode, no retries, the `linkguard.RewriteNoSpans.v1`
+    task. `template_path`: a Jinja prompt file; default `rewrite_nospans.v1.jinja`.
+    RAISES: LinkguardError E254 (passes < 1), E206 (missing template).
     """
-    from pathlib import Path
+    from ..errors import Errors, LinkguardError
+    from ..llm.tasks.rewrite.task import read_template
+    from ..llm.tasks.rewrite_nospans.registry import make_rewrite_nospans_task
 
-    template = Path(template_path).read_text(encoding="utf-8") if template_path else ""
+    if not isinstance(passes, int) or passes < 1:
+        raise LinkguardError(Errors.E254.format(name="passes", value=passes))
+    task = make_rewrite_nospans_task(
+        template=read_template(template_path) if template_path else None, placeholder=placeholder,
+        sentences_per_chunk=sentences_per_chunk, max_chunk_chars=max_chunk_chars,
+    )
 
-    def build(model: Any) -> NoSpanRewriter:
-        return NoSpanRewriter(model=model, passes=passes, template=template, placeholder=placeholder,
-                              sentences_per_chunk=sentences_per_chunk, max_chunk_chars=max_chunk_chars)
+    def build(model: Any) -> RewriteLoop:
+        # Plain spacy-llm models report no tokens: the baseline has always counted words.
+        rewriter = LLMRewriter(task, model, max_retries=0, count_words=True)
+        return RewriteLoop(None, rewriter, max_passes=passes, guarantee=False)
 
     return build

@@ -53,6 +53,8 @@ class Chunk:
     start, end (int): Character offsets of the chunk in the document text.
     text (str): The chunk text (= document text[start:end]).
     span_offsets: Flagged spans inside the chunk, offsets relative to `text`.
+    whole (bool): The chunk is sent as a whole, without a span list (the
+        no-span-list baseline flags every chunk this way).
     """
 
     doc_index: int
@@ -61,6 +63,7 @@ class Chunk:
     end: int
     text: str
     span_offsets: Tuple[Tuple[int, int], ...] = field(default=())
+    whole: bool = False
 
     @property
     def spans(self) -> List[str]:
@@ -74,7 +77,7 @@ class Chunk:
 
     @property
     def flagged(self) -> bool:
-        return bool(self.span_offsets)
+        return bool(self.span_offsets) or self.whole
 
 
 def sentence_bounds(text: str, *, split_on_newlines: bool = True) -> List[Tuple[int, int]]:

@@ -1,10 +1,14 @@
 """The detect -> rewrite -> re-detect loop and guarantee mode, on plain text.
 
-`RewriteLoop(detector, task, model).run(texts)` returns one `RewriteResult`
-per text; the `linkguard_rewrite` component and the `rewrite` command wrap it.
+`RewriteLoop(detector, rewriter).run(texts)` returns one `RewriteResult` per
+text; the rewriter is a backend of `backends.py` (`RewriteLoop(detector, task,
+model)` builds the LLM one). The `linkguard_rewrite` component, the `rewrite`,
+`rewrite-nospans` and `paraphrase --spans-only` commands all run this loop.
 """
+from .backends import LLMRewriter, Rewriter
 from .guarantee import redact_until_safe
-from .loop import ChunkOutcome, RewriteLoop, occurs
-from .records import PassRecord, RewriteResult
+from .loop import RewriteLoop, occurs
+from .records import ChunkOutcome, PassRecord, RewriteResult
 
-__all__ = ["ChunkOutcome", "PassRecord", "RewriteLoop", "RewriteResult", "occurs", "redact_until_safe"]
+__all__ = ["ChunkOutcome", "LLMRewriter", "PassRecord", "RewriteLoop", "RewriteResult", "Rewriter", "occurs",
+           "redact_until_safe"]

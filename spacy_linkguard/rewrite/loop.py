@@ -1,56 +1,46 @@
 """The detect -> rewrite -> re-detect loop, on plain texts (no spaCy Doc needed).
 
-Each pass detects every unfinished document, cuts it into chunks, sends only
-the chunks with flagged spans to the model -- all documents' chunks in one
-batch -- reviews each reply with the guards, retries rejected chunks, and
-writes accepted edits back. Documents that are safe leave the loop. With
+Each pass detects every unfinished document, cuts it into chunks, hands the
+flagged chunks of all documents to the rewriting backend at once (an LLM
+through a rewrite task, or the lexical paraphraser: `rewrite/backends.py`),
+and writes accepted edits back. Documents that are safe leave the loop. With
 `guarantee`, whatever is still linkable after the last pass is redacted.
+Without a detector (the no-span-list baseline) every document runs the fixed
+number of passes and the task decides which chunks are sent.
 """
 import time
 import warnings
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..errors import Errors, LinkguardError, LinkguardWarning, Warnings
 from ..llm.chunking import Chunk, apply_chunk_edits
-from ..llm.models.base import Generation
 from ..ngrams import NgramSettings, text_segments
+from .backends import LLMRewriter
 from .guarantee import redact_until_safe
-from .records import PassRecord, RewriteResult
-
-
-@dataclass
-class ChunkOutcome:
-    """What `rewrite_chunks` returns for one flagged chunk: the edited chunk text
-    or None, model calls (0 for a backend without an LLM), rejections by reason,
-    and the completion tokens of every call."""
-
-    chunk: Chunk
-    edited: Optional[str] = None
-    calls: int = 0
-    rejected: Dict[str, int] = field(default_factory=dict)
-    tokens: List[List[int]] = field(default_factory=list)
+from .records import ChunkOutcome, PassRecord, RewriteResult
 
 
 class RewriteLoop:
     """Rewrite documents until no span links them to the collection.
 
-    detector: `Detector` (or anything with `detect(text)` and `settings`).
-    task: `RewriteTask` (chunks, prompts, reply review).
-    model: a `ChatModel` (llm/models/base.py: `generate(prompts) -> [Generation]`);
-        plain spacy-llm models (`model([[prompt], ...])`) work without token counts.
-    max_passes (int): LLM passes at most (default 5).
+    detector: `Detector` (or anything with `detect(text)` and `settings`), or
+        None: no detection, every document runs `max_passes` passes (needs
+        `guarantee=False`).
+    rewriter: a rewriting backend (`rewrite/backends.py`), or a rewrite task
+        when `model` is given: `RewriteLoop(detector, task, model)` is
+        `RewriteLoop(detector, LLMRewriter(task, model, max_retries=...))`.
+    model: the chat model of an LLM rewriter given as a task; None otherwise.
+    max_passes (int): Rewriting passes at most (default 5).
     guarantee (bool): Redact what is still linkable after the last pass.
-    max_retries (int): Extra attempts for a chunk whose reply was rejected
-        within one pass; after that the chunk waits for the next pass.
+    max_retries (int): With `model`: extra attempts for a rejected chunk within a pass.
     RAISES: LinkguardError E207 (bad numbers), E210 (placeholder mismatch).
     """
 
     def __init__(
         self,
         detector: Any,
-        task: Any,
-        model: Any,
+        rewriter: Any,
+        model: Any = None,
         *,
         max_passes: int = 5,
         guarantee: bool = True,
@@ -59,18 +49,35 @@ class RewriteLoop:
         for name, value, low in (("max_passes", max_passes, 0), ("max_retries", max_retries, 0)):
             if not isinstance(value, int) or value < low:
                 raise LinkguardError(Errors.E207.format(name=name, expected=f"an integer >= {low}", value=value))
+        if model is not None:
+            rewriter = LLMRewriter(rewriter, model, max_retries=max_retries)
+        if detector is None and guarantee:
+            raise LinkguardError(Errors.E207.format(name="guarantee", expected="False without a detector",
+                                                    value=guarantee))
         theirs = getattr(getattr(detector, "settings", None), "placeholder", None)
-        if theirs is not None and theirs != task.placeholder:
-            raise LinkguardError(Errors.E210.format(ours=task.placeholder, theirs=theirs))
+        if theirs is not None and theirs != rewriter.placeholder:
+            raise LinkguardError(Errors.E210.format(ours=rewriter.placeholder, theirs=theirs))
         self.detector = detector
-        self.task = task
-        self.model = model
+        self.rewriter = rewriter
         self.max_passes = max_passes
         self.guarantee = guarantee
-        self.max_retries = max_retries
         self.settings: NgramSettings = getattr(detector, "settings", None) or NgramSettings(
-            placeholder=task.placeholder
+            placeholder=rewriter.placeholder
         )
+
+    @property
+    def task(self) -> Any:
+        """The rewrite task of an LLM rewriter (None for other backends)."""
+        return getattr(self.rewriter, "task", None)
+
+    @property
+    def model(self) -> Any:
+        """The model of the rewriter (the chat model, or the lexical paraphraser)."""
+        return getattr(self.rewriter, "model", None)
+
+    @property
+    def max_retries(self) -> int:
+        return getattr(self.rewriter, "max_retries", 0)
 
     def run(self, texts: Sequence[str], *, ids: Optional[Sequence[str]] = None) -> List[RewriteResult]:
         """Rewrite a batch of texts together.
@@ -79,29 +86,32 @@ class RewriteLoop:
         ids (Optional[Sequence[str]]): Names for warnings; default positions.
         RETURNS (List[RewriteResult]): One per text, in order.
         """
+        if hasattr(self.rewriter, "start"):
+            self.rewriter.start(len(texts))
         current = list(texts)
         results = [RewriteResult(text=t, safe=False) for t in texts]
         active = list(range(len(texts)))
         for p in range(1, self.max_passes + 1):
-            detections = {}
-            det_seconds: Dict[int, float] = {}
-            for i in active:
-                t0 = time.perf_counter()
-                detections[i] = self.detector.detect(current[i])
-                det_seconds[i] = time.perf_counter() - t0
-            for i in [i for i in active if detections[i].safe]:
-                results[i].safe = True
-            active = [i for i in active if not detections[i].safe]
+            offsets: Dict[int, List] = {i: [] for i in active}
+            det_seconds: Dict[int, float] = {i: 0.0 for i in active}
+            if self.detector is not None:
+                detections = {}
+                for i in active:
+                    t0 = time.perf_counter()
+                    detections[i] = self.detector.detect(current[i])
+                    det_seconds[i] = time.perf_counter() - t0
+                for i in [i for i in active if detections[i].safe]:
+                    results[i].safe = True
+                active = [i for i in active if not detections[i].safe]
+                offsets = {i: [(s.start_char, s.end_char) for s in detections[i].spans] for i in active}
             if not active:
                 break
-            chunks: Dict[int, List[Chunk]] = {}
-            for i in active:
-                offsets = [(s.start_char, s.end_char) for s in detections[i].spans]
-                chunks[i] = self.task.chunks(current[i], offsets, doc_index=i)
+            chunks: Dict[int, List[Chunk]] = {i: self.rewriter.chunks(current[i], offsets[i], doc_index=i)
+                                              for i in active}
             sent = [c for i in active for c in chunks[i] if c.flagged]
-            llm_start = time.perf_counter()
-            outcomes = self.rewrite_chunks(sent)
-            llm_seconds = time.perf_counter() - llm_start
+            start = time.perf_counter()
+            outcomes = self.rewriter.rewrite_chunks(sent, pass_index=p)
+            batch_seconds = time.perf_counter() - start - sum(o.seconds for o in outcomes)
             total_calls = sum(o.calls for o in outcomes) or 1
             by_doc: Dict[int, List[ChunkOutcome]] = {i: [] for i in active}
             for o in outcomes:
@@ -110,18 +120,19 @@ class RewriteLoop:
                 record = self._record(p, chunks[i], by_doc[i])
                 edits = [(o.chunk.start, o.chunk.end, o.edited) for o in by_doc[i] if o.edited is not None]
                 current[i] = apply_chunk_edits(current[i], edits)
-                record.seconds = round(det_seconds[i] + llm_seconds * record.llm_calls / total_calls, 4)
+                own = sum(o.seconds for o in by_doc[i])
+                record.seconds = round(det_seconds[i] + batch_seconds * record.llm_calls / total_calls + own, 4)
                 results[i].passes.append(record)
         # Texts changed in the last pass are not detected yet.
         unsafe = []
         for i, res in enumerate(results):
             t0 = time.perf_counter()
             res.text_before_guarantee = current[i]
-            if res.safe:
+            if res.safe or self.detector is None:
                 res.text = current[i]
             elif self.guarantee:
                 res.text, res.forced_redactions, res.redaction_rounds, _ = redact_until_safe(
-                    current[i], self.detector, self.task.placeholder
+                    current[i], self.detector, self.rewriter.placeholder
                 )
                 res.safe = True
             else:
@@ -137,42 +148,9 @@ class RewriteLoop:
             )
         return results
 
-    def rewrite_chunks(self, chunks: Sequence[Chunk]) -> List[ChunkOutcome]:
-        """Send chunks to the model, review replies, retry rejected ones.
-
-        RETURNS (List[ChunkOutcome]): One per chunk, in order; `edited` is
-            None when every attempt was rejected.
-        """
-        outcomes = [ChunkOutcome(c) for c in chunks]
-        prompts = [self.task.render(c) for c in chunks]
-        pending = list(range(len(chunks)))
-        for _attempt in range(self.max_retries + 1):
-            if not pending:
-                break
-            gens = self._complete([prompts[j] for j in pending])
-            still = []
-            for j, gen in zip(pending, gens):
-                o = outcomes[j]
-                o.calls += 1
-                o.tokens.append([gen.prompt_tokens, gen.completion_tokens])
-                edited, reason = self.task.review(o.chunk, prompts[j], gen.text)
-                if edited is None:
-                    o.rejected[reason] = o.rejected.get(reason, 0) + 1
-                    still.append(j)
-                else:
-                    o.edited = edited
-            pending = still
-        return outcomes
-
-    def _complete(self, prompts: List[str]) -> List[Generation]:
-        if hasattr(self.model, "generate"):
-            gens = list(self.model.generate(prompts))
-        else:  # a spacy-llm model: Iterable[Iterable[prompt]] -> Iterable[Iterable[reply]]
-            gens = [Generation(str(list(r)[0]), 0, 0) for r in self.model([[p] for p in prompts])]
-        if len(gens) != len(prompts):
-            warnings.warn(Warnings.W201.format(got=len(gens), expected=len(prompts)), LinkguardWarning)
-            gens = (gens + [Generation("", 0, 0)] * len(prompts))[: len(prompts)]
-        return gens
+    def rewrite_chunks(self, chunks: Sequence[Chunk], pass_index: int = 1) -> List[ChunkOutcome]:
+        """The rewriter's outcomes for `chunks` (one per chunk, in order)."""
+        return self.rewriter.rewrite_chunks(chunks, pass_index=pass_index)
 
     def _record(self, p: int, chunks: List[Chunk], outcomes: List[ChunkOutcome]) -> PassRecord:
         rec = PassRecord(index=p, chunks_total=len(chunks), chunks_sent=len(outcomes))

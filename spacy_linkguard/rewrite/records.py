@@ -1,6 +1,25 @@
-"""What the rewrite loop reports: one record per pass and one result per document."""
+"""What the rewrite loop reports: one outcome per rewritten chunk, one record
+per pass and one result per document."""
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
+
+from ..llm.chunking import Chunk
+
+
+@dataclass
+class ChunkOutcome:
+    """What a rewriter returns for one flagged chunk: the edited chunk text or
+    None, model calls (0 for a backend without an LLM), rejections by reason,
+    the (prompt, completion) tokens of every call, and the seconds spent on this
+    chunk alone (0 when the backend batches chunks; the loop then shares the
+    batch's time by calls)."""
+
+    chunk: Chunk
+    edited: Optional[str] = None
+    calls: int = 0
+    rejected: Dict[str, int] = field(default_factory=dict)
+    tokens: List[List[int]] = field(default_factory=list)
+    seconds: float = 0.0
 
 
 @dataclass

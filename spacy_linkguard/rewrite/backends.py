@@ -1,0 +1,126 @@
+"""Rewriting backends: what `RewriteLoop` calls once a pass on the flagged chunks.
+
+A backend (a "rewriter") has:
+- `system` (str): the name its outputs carry ("llm", "lexical", "llm_nospans");
+- `placeholder` (str): what names become (the index's placeholder);
+- `chunks(text, spans, doc_index)`: the document cut into chunks, flagged or not;
+- `rewrite_chunks(chunks, pass_index)`: one `ChunkOutcome` per chunk, in order;
+- `cfg` (dict) and `configure(cfg)`: its settings, saved with a component;
+- `start(n_docs)`: called once before each run of the loop;
+- `describe()`: the model it uses, in words (recorded with the outputs).
+
+`LLMRewriter` (here) prompts a chat model through a rewrite task;
+`LexicalRewriter` (`baselines/rewriter.py`) paraphrases with WordNet. The
+no-span-list baseline is `LLMRewriter` with the `linkguard.RewriteNoSpans.v1`
+task. Registrations: `rewrite/registry.py`, `baselines/registry.py`.
+"""
+import warnings
+from typing import Any, Dict, Iterable, List, Protocol, Sequence, Tuple, runtime_checkable
+
+from ..errors import LinkguardWarning, Warnings
+from ..llm.chunking import Chunk
+from ..llm.models.base import Generation
+from .records import ChunkOutcome
+
+
+@runtime_checkable
+class Rewriter(Protocol):
+    """The interface `RewriteLoop` calls (see the module docstring)."""
+
+    system: str
+
+    @property
+    def placeholder(self) -> str:
+        ...
+
+    def chunks(self, text: str, spans: Iterable[Tuple[int, int]], doc_index: int = 0) -> List[Chunk]:
+        ...
+
+    def rewrite_chunks(self, chunks: Sequence[Chunk], pass_index: int = 1) -> List[ChunkOutcome]:
+        ...
+
+
+class LLMRewriter:
+    """Prompt a chat model with a rewrite task, review replies, retry rejected ones.
+
+    task: `linkguard.Rewrite.v1`, `linkguard.RewriteSpans.v1` or
+        `linkguard.RewriteNoSpans.v1` (chunks, prompts, reply review).
+    model: a `ChatModel` (llm/models/base.py: `generate(prompts) -> [Generation]`);
+        plain spacy-llm models (`model([[prompt], ...])`) work too.
+    max_retries (int): Extra attempts for a chunk whose reply was rejected
+        within one pass; after that the chunk waits for the next pass.
+    count_words (bool): With a plain spacy-llm model (no token counts), count
+        whitespace-separated words of prompt and reply instead of reporting 0.
+    """
+
+    def __init__(self, task: Any, model: Any, *, max_retries: int = 2, count_words: bool = False) -> None:
+        self.task = task
+        self.model = model
+        self.max_retries = max_retries
+        self.count_words = count_words
+        self.system = getattr(task, "system", "llm")
+
+    @property
+    def placeholder(self) -> str:
+        return self.task.placeholder
+
+    @property
+    def cfg(self) -> Dict[str, Any]:
+        return {"max_retries": self.max_retries}
+
+    def configure(self, cfg: Dict[str, Any]) -> None:
+        self.max_retries = cfg.get("max_retries", self.max_retries)
+
+    def start(self, n_docs: int) -> None:
+        pass
+
+    def describe(self) -> str:
+        """The model's name (`ChatModel.name`), or its class for other models."""
+        return str(getattr(self.model, "name", None) or type(self.model).__name__)
+
+    def chunks(self, text: str, spans: Iterable[Tuple[int, int]], doc_index: int = 0) -> List[Chunk]:
+        return self.task.chunks(text, spans, doc_index=doc_index)
+
+    def rewrite_chunks(self, chunks: Sequence[Chunk], pass_index: int = 1) -> List[ChunkOutcome]:
+        """Send chunks to the model, review replies, retry rejected ones.
+
+        RETURNS (List[ChunkOutcome]): One per chunk, in order; `edited` is
+            None when every attempt was rejected.
+        """
+        outcomes = [ChunkOutcome(c) for c in chunks]
+        prompts = [self.task.render(c) for c in chunks]
+        pending = list(range(len(chunks)))
+        for _attempt in range(self.max_retries + 1):
+            if not pending:
+                break
+            gens = self.complete([prompts[j] for j in pending])
+            still = []
+            for j, gen in zip(pending, gens):
+                o = outcomes[j]
+                o.calls += 1
+                o.tokens.append([gen.prompt_tokens, gen.completion_tokens])
+                edited, reason = self.task.review(o.chunk, prompts[j], gen.text)
+                if edited is None:
+                    o.rejected[reason] = o.rejected.get(reason, 0) + 1
+                    still.append(j)
+                else:
+                    o.edited = edited
+            pending = still
+        return outcomes
+
+    def complete(self, prompts: List[str]) -> List[Generation]:
+        """One Generation per prompt (W201 and empty replies when the model returns too few)."""
+        if not prompts:
+            return []
+        if hasattr(self.model, "generate"):
+            gens = list(self.model.generate(prompts))
+        else:  # a spacy-llm model: Iterable[Iterable[prompt]] -> Iterable[Iterable[reply]]
+            replies = [str(list(r)[0]) for r in self.model([[p] for p in prompts])]
+            gens = [Generation(r, *self._counts(p, r)) for p, r in zip(prompts, replies)]
+        if len(gens) != len(prompts):
+            warnings.warn(Warnings.W201.format(got=len(gens), expected=len(prompts)), LinkguardWarning)
+            gens = (gens + [Generation("", 0, 0)] * len(prompts))[: len(prompts)]
+        return gens
+
+    def _counts(self, prompt: str, reply: str) -> Tuple[int, int]:
+        return (len(prompt.split()), len(reply.split())) if self.count_words else (0, 0)
