@@ -56,6 +56,11 @@ class LexicalParaphraser:
         self.scorer = scorer if scorer is not None else HarmonicScorer(EmbeddingSimilarity(sentence_model))
         self._nlp = nlp
 
+    def describe(self) -> str:
+        """The resources, in words (recorded with the outputs as their model)."""
+        scorer = getattr(getattr(self.scorer, "similarity", None), "model_name", None) or type(self.scorer).__name__
+        return f"WordNet + {self.spacy_model} + {scorer} (no LLM)"
+
     @property
     def nlp(self):
         if self._nlp is None:

@@ -56,7 +56,7 @@ def paraphrase_cmd(
     from ..baselines.registry import make_lexical
     from ..corpus import iter_records, write_records
     from ..errors import Errors, LinkguardError
-    from .output import refuse_same_file
+    from .output import output_tags, refuse_same_file
 
     try:
         refuse_same_file(out, queries, spans_file)  # E012: never overwrite an input
@@ -72,18 +72,22 @@ def paraphrase_cmd(
                                    max_senses=max_senses, drop_modifiers=drop_modifiers)
         loop = None
         if spans_only and index is not None:
-            from ..baselines.loop import LexicalRewriteLoop
+            from ..baselines.rewriter import LexicalRewriter
             from ..detect import Detector
             from ..index import NgramIndex
+            from ..rewrite import RewriteLoop
 
             detector = Detector(NgramIndex.load(index), k=k, max_arity=max_arity)
-            loop = LexicalRewriteLoop(detector, paraphraser, max_passes=passes, guarantee=guarantee)
+            loop = RewriteLoop(detector, LexicalRewriter(paraphraser), max_passes=passes, guarantee=guarantee)
         records = list(islice(iter_records(queries), limit))
         given_spans = read_spans(spans_file) if spans_only and loop is None and spans_file else {}
         total = len(records)
         bar = tqdm(records, total=total, file=sys.stderr, disable=not progress,
                    desc="paraphrase", unit="doc")
         outputs: List[Dict[str, Any]] = []
+        detected = loop is not None
+        tags = output_tags(system="lexical" if spans_only else "wordnet", model=paraphraser.describe(),
+                           k=k if detected else None, max_arity=max_arity if detected else None)
         for rec in bar:
             t0 = time.perf_counter()
             s = doc_seed(seed, rec.id)
@@ -98,6 +102,7 @@ def paraphrase_cmd(
             else:
                 line = _loop_line(rec, loop, s)
             line["seconds"] = round(time.perf_counter() - t0, 4)
+            line.update(tags)
             outputs.append(line)
         write_records(outputs, out)
     except LinkguardError as e:
@@ -133,9 +138,9 @@ def read_spans(path: Path) -> Dict[str, List[Any]]:
 
 def _loop_line(rec, loop, seed: int) -> Dict[str, Any]:
     """One document through the rewrite loop with the lexical backend."""
-    loop.seed = seed
+    loop.rewriter.seed = seed
     res = loop.run([rec.text], ids=[rec.id])[0]
-    line = _line(rec, res.text, None, mode="spans", stats=loop.stats[0])
+    line = _line(rec, res.text, None, mode="spans", stats=loop.rewriter.stats[0])
     line.update(res.to_dict())
     # With guarantee mode the result is safe by construction; otherwise say what is left.
     line["remaining_spans"] = 0 if loop.guarantee else len(loop.detector.detect(res.text).spans)

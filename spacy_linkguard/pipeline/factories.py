@@ -119,6 +119,7 @@ DEFAULT_REWRITE_MODEL = {
     default_config={
         "task": DEFAULT_REWRITE_TASK,
         "model": DEFAULT_REWRITE_MODEL,
+        "rewriter": None,
         "index": None,
         "k": 2,
         "max_arity": 3,
@@ -141,6 +142,7 @@ def make_linkguard_rewrite(
     name: str,
     task: Any,
     model: Any,
+    rewriter: Optional[Any],
     index: Optional[str],
     k: int,
     max_arity: int,
@@ -150,7 +152,8 @@ def make_linkguard_rewrite(
     detector_component: str,
     batch_size: int,
 ):
-    """LLM rewriting until safe, with guarantee mode (see pipeline/rewrite.py)."""
+    """Rewriting until safe, with guarantee mode (see pipeline/rewrite.py): the
+    LLM backend from `task` and `model`, or the backend given as `rewriter`."""
     from .rewrite import LinkguardRewrite
 
     return LinkguardRewrite(
@@ -158,6 +161,7 @@ def make_linkguard_rewrite(
         name,
         task=task,
         model=model,
+        rewriter=rewriter,
         index=index,
         k=k,
         max_arity=max_arity,
@@ -169,19 +173,16 @@ def make_linkguard_rewrite(
     )
 
 
-# --- linkguard_lexical_rewrite (spacy_linkguard/baselines/component.py) ------
+# --- linkguard_lexical_rewrite (linkguard_rewrite with the lexical backend) ---
 @Language.factory(
     "linkguard_lexical_rewrite",
     default_config={
-        "lexical": {"@misc": "linkguard.Lexical.v1"},
+        "rewriter": {"@misc": "linkguard.LexicalRewriter.v1"},
         "index": None,
         "k": 2,
         "max_arity": 3,
         "max_passes": 3,
         "guarantee": True,
-        "seed": 0,
-        "sentences_per_chunk": 3,
-        "max_chunk_chars": 1200,
         "detector_component": "linkguard",
         "batch_size": 8,
     },
@@ -196,23 +197,21 @@ def make_linkguard_rewrite(
 def make_linkguard_lexical_rewrite(
     nlp: Language,
     name: str,
-    lexical: Any,
+    rewriter: Any,
     index: Optional[str],
     k: int,
     max_arity: int,
     max_passes: int,
     guarantee: bool,
-    seed: int,
-    sentences_per_chunk: int,
-    max_chunk_chars: int,
     detector_component: str,
     batch_size: int,
 ):
-    """linkguard_rewrite with WordNet paraphrasing instead of an LLM (see baselines/component.py)."""
-    from ..baselines.component import LinkguardLexicalRewrite
+    """linkguard_rewrite whose backend is chosen by `rewriter` (default: WordNet
+    paraphrasing, `linkguard.LexicalRewriter.v1`), with the lexical defaults
+    (3 passes, no retries). See pipeline/rewrite.py and baselines/rewriter.py."""
+    from .rewrite import LinkguardRewrite
 
-    return LinkguardLexicalRewrite(
-        nlp, name, lexical=lexical, index=index, k=k, max_arity=max_arity, max_passes=max_passes,
-        guarantee=guarantee, seed=seed, sentences_per_chunk=sentences_per_chunk,
-        max_chunk_chars=max_chunk_chars, detector_component=detector_component, batch_size=batch_size,
+    return LinkguardRewrite(
+        nlp, name, rewriter=rewriter, index=index, k=k, max_arity=max_arity, max_passes=max_passes,
+        guarantee=guarantee, max_retries=0, detector_component=detector_component, batch_size=batch_size,
     )

@@ -46,8 +46,10 @@ class LinkguardRewrite:
     """Rewrite each Doc until no span links it to the indexed collection.
 
     nlp (Language), name (str): The pipeline and the component name.
-    task: A `linkguard.Rewrite.v1` task.
+    task: A `linkguard.Rewrite.v1` task (with `model`: the LLM backend).
     model: A `linkguard.HF.v1` model (or any model the loop accepts).
+    rewriter: Another rewriting backend (`rewrite/backends.py`), e.g.
+        `linkguard.LexicalRewriter.v1`; when given, `task` and `model` are unused.
     index (Optional[str]): Folder of an `NgramIndex`; None: take the detector
         of `detector_component`, or give one in `initialize` / `set_detector`.
     k, max_arity (int): Detection settings for an index given here.
@@ -61,8 +63,9 @@ class LinkguardRewrite:
         nlp: Language,
         name: str = "linkguard_rewrite",
         *,
-        task: Any,
-        model: Any,
+        task: Any = None,
+        model: Any = None,
+        rewriter: Any = None,
         index: Optional[str] = None,
         k: int = 2,
         max_arity: int = 3,
@@ -76,8 +79,16 @@ class LinkguardRewrite:
             raise LinkguardError(Errors.E207.format(name="batch_size", expected="an integer >= 1", value=batch_size))
         self.nlp = nlp
         self.name = name
-        self.task = task
-        self.model = model
+        if rewriter is None:
+            if task is None or model is None:
+                raise LinkguardError(Errors.E207.format(name="task and model", expected="both given (or a rewriter)",
+                                                        value=(task, model)))
+            from ..rewrite import LLMRewriter
+
+            rewriter = LLMRewriter(task, model, max_retries=max_retries)
+        self.rewriter = rewriter
+        self.task = getattr(rewriter, "task", None)
+        self.model = getattr(rewriter, "model", None)
         self.cfg: Dict[str, Any] = {
             "index": str(index) if index else None,
             "k": k,
@@ -87,6 +98,7 @@ class LinkguardRewrite:
             "max_retries": max_retries,
             "detector_component": detector_component,
             "batch_size": batch_size,
+            **getattr(rewriter, "cfg", {}),
         }
         self._detector: Any = None
         self._loop: Any = None
@@ -123,13 +135,13 @@ class LinkguardRewrite:
         if self._loop is None:
             from ..rewrite import RewriteLoop
 
+            if hasattr(self.rewriter, "configure"):  # settings loaded from disk reach the backend
+                self.rewriter.configure(self.cfg)
             self._loop = RewriteLoop(
                 self.detector,
-                self.task,
-                self.model,
+                self.rewriter,
                 max_passes=self.cfg["max_passes"],
                 guarantee=self.cfg["guarantee"],
-                max_retries=self.cfg["max_retries"],
             )
         return self._loop
 

@@ -2,17 +2,21 @@
 import pytest
 import spacy
 
-from spacy_linkguard.baselines.component import LinkguardLexicalRewrite
+from spacy_linkguard.baselines import registry as _registry  # noqa: F401 -- linkguard.LexicalRewriter.v1
 from spacy_linkguard.baselines.paraphraser import LexicalParaphraser
+from spacy_linkguard.baselines.rewriter import LexicalRewriter
+from spacy_linkguard.pipeline.rewrite import LinkguardRewrite
 from spacy_linkguard.detect import Detector
 from spacy_linkguard.index import NgramIndex
 
 pytestmark = pytest.mark.slow  # loads the spaCy pipeline
 
-def _pipeline(index_path, nlp, cheap_scorer, **cfg):
+def _pipeline(index_path, nlp, cheap_scorer, *, seed=0, max_chunk_chars=1200, factory="linkguard_lexical_rewrite",
+              **cfg):
     pipeline = spacy.blank("en")
-    pipe = pipeline.add_pipe("linkguard_lexical_rewrite", config={
-        "index": str(index_path), "lexical": {"@misc": "linkguard.Lexical.v1", "seed": 3}, **cfg})
+    rewriter = {"@misc": "linkguard.LexicalRewriter.v1", "seed": seed, "max_chunk_chars": max_chunk_chars,
+                "lexical": {"@misc": "linkguard.Lexical.v1", "seed": 3}}
+    pipe = pipeline.add_pipe(factory, config={"index": str(index_path), "rewriter": rewriter, **cfg})
     # The tagger of the fixture and the cheap scorer, instead of loading them again.
     pipe.model._nlp = nlp
     pipe.model.scorer = cheap_scorer
@@ -21,7 +25,8 @@ def _pipeline(index_path, nlp, cheap_scorer, **cfg):
 
 def test_component_rewrites_until_safe(lexical_index, lexical_queries, nlp, cheap_scorer):
     pipeline, pipe = _pipeline(lexical_index, nlp, cheap_scorer, max_passes=2)
-    assert isinstance(pipe, LinkguardLexicalRewrite) and isinstance(pipe.model, LexicalParaphraser)
+    assert isinstance(pipe, LinkguardRewrite) and isinstance(pipe.rewriter, LexicalRewriter)
+    assert isinstance(pipe.model, LexicalParaphraser) and pipe.task is None
     detector = Detector(NgramIndex.load(lexical_index), k=2, max_arity=3)
     texts = lexical_queries[:2]  # the ones with replaceable content words
     docs = list(pipeline.pipe(texts))
@@ -39,8 +44,8 @@ def test_component_settings_round_trip(lexical_index, nlp, cheap_scorer, tmp_pat
     _, other = _pipeline(lexical_index, nlp, cheap_scorer)
     other.from_disk(tmp_path / "pipe")
     assert other.cfg == pipe.cfg
-    assert other.loop.seed == 9 and other.loop.guarantee is False
-    assert other.loop.task.chunking.max_chunk_chars == 300
+    assert other.loop.rewriter.seed == 9 and other.loop.guarantee is False
+    assert other.loop.rewriter.chunking.max_chunk_chars == 300
     assert other.from_bytes(pipe.to_bytes()).cfg["seed"] == 9
 
 
@@ -51,3 +56,13 @@ def test_component_runs_in_two_processes(lexical_index, lexical_queries, nlp, ch
     multi = [d._.linkguard_text for d in pipeline.pipe(texts, n_process=2, batch_size=1)]
     assert single == multi
     assert single[2] == texts[2] and single[0] != texts[0]
+
+
+def test_linkguard_rewrite_takes_the_lexical_backend_from_its_config(lexical_index, lexical_queries, nlp,
+                                                                     cheap_scorer):
+    pipeline, pipe = _pipeline(lexical_index, nlp, cheap_scorer, factory="linkguard_rewrite", max_passes=2,
+                               max_retries=0)
+    assert isinstance(pipe.rewriter, LexicalRewriter)
+    lexical_pipeline, _ = _pipeline(lexical_index, nlp, cheap_scorer, max_passes=2)
+    texts = lexical_queries[:2]
+    assert [d._.linkguard_text for d in pipeline.pipe(texts)] == [d._.linkguard_text for d in lexical_pipeline.pipe(texts)]

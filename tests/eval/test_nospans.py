@@ -4,7 +4,10 @@ import json
 import pytest
 
 from spacy_linkguard.errors import LinkguardError
-from spacy_linkguard.eval.baseline_nospans import NoSpanRewriter, describe_model, find_model_block
+from spacy_linkguard.cli.rewrite_nospans_cmd import nospan_record
+from spacy_linkguard.eval.registry import make_nospan_rewriter
+from spacy_linkguard.llm.models.describe import describe_model, model_block
+from spacy_linkguard.llm.tasks.rewrite_nospans.registry import make_rewrite_nospans_task
 
 TEXT = "The applicant lives in Oslo. He complained about the proceedings.\n\nThe Court disagreed with him."
 
@@ -31,14 +34,19 @@ class CannedModel:
         return out
 
 
+def rewrite(model, texts, **kwargs):
+    """The baseline's loop (`linkguard.NoSpanRewrite.v1`), its results as the command writes them."""
+    return [nospan_record(r) for r in make_nospan_rewriter(**kwargs)(model).run(texts)]
+
+
 def test_every_chunk_is_sent_each_pass_and_bad_replies_keep_the_chunk():
     model = CannedModel()
-    rw = NoSpanRewriter(model=model, passes=2, sentences_per_chunk=1)
-    [res] = rw.rewrite([TEXT])
+    [res] = rewrite(model, [TEXT], passes=2, sentences_per_chunk=1)
     assert res["text"] == TEXT.replace("applicant", "claimant")  # layout kept, Court chunk unchanged
     assert len(res["passes"]) == 2
-    n_chunks = len(rw.chunk_bounds(TEXT))
-    assert n_chunks == 3
+    chunks = make_rewrite_nospans_task(sentences_per_chunk=1).chunks(TEXT, [])
+    n_chunks = len(chunks)
+    assert n_chunks == 3 and all(c.flagged and c.whole and not c.spans for c in chunks)
     for p in res["passes"]:
         assert p["llm_calls"] == p["chunks_sent"] == n_chunks
         assert p["chunks_rejected"] == 1
@@ -50,19 +58,39 @@ def test_every_chunk_is_sent_each_pass_and_bad_replies_keep_the_chunk():
 
 def test_batches_across_documents():
     model = CannedModel()
-    res = NoSpanRewriter(model=model, passes=1).rewrite(["The applicant won.", "No change here."])
+    res = rewrite(model, ["The applicant won.", "No change here."], passes=1)
     assert [r["text"] for r in res] == ["The claimant won.", "No change here."]
 
 
 def test_bad_passes():
     with pytest.raises(LinkguardError, match="E254"):
-        NoSpanRewriter(model=CannedModel(), passes=0)
+        make_nospan_rewriter(passes=0)
 
 
-def test_model_block_found_anywhere_in_a_config():
-    cfg = {"nlp": {}, "components": {"rewrite": {"model": {"@llm_models": "linkguard.HF.v1", "name": "models/x",
-                                                             "gguf_file": "SmolLM2.gguf", "device": "cpu"}}}}
-    block = find_model_block(cfg)
+def test_blank_chunks_are_not_sent():
+    chunks = make_rewrite_nospans_task(sentences_per_chunk=1).chunks("One.\n\n\n\nTwo.", [(0, 3)])
+    assert all(c.span_offsets == () for c in chunks)  # spans are ignored
+    assert [c.flagged for c in chunks] == [bool(c.text.strip()) for c in chunks]
+
+
+def test_generate_models_report_their_own_token_counts():
+    from spacy_linkguard.llm.models.base import Generation
+
+    class Gen(CannedModel):
+        name = "canned"
+
+        def generate(self, prompts):
+            return [Generation(r, 7, 3) for r in self([prompts])[0]]
+
+    [res] = rewrite(Gen(), ["The applicant won."], passes=1)
+    assert res["passes"][0]["prompt_tokens"] == 7 and res["passes"][0]["completion_tokens"] == 3
+
+
+def test_the_model_block_of_the_rewrite_component():
+    cfg = {"nlp": {}, "components": {"linkguard_rewrite": {"model": {
+        "@llm_models": "linkguard.HF.v1", "name": "models/x", "gguf_file": "SmolLM2.gguf", "device": "cpu"}}}}
+    block = model_block(cfg)
     assert block["name"] == "models/x"
     assert describe_model(block) == "SmolLM2.gguf (linkguard.HF.v1, cpu)"
-    assert find_model_block({"a": {"b": 1}}) is None
+    assert model_block({"a": {"b": 1}}) is None
+    assert model_block({"components": {"linkguard_rewrite": {"model": {"name": "x"}}}}) is None

@@ -1,14 +1,18 @@
-"""The lexical backend in the rewrite loop (real spaCy pipeline and WordNet, cheap scorer)."""
+"""The lexical backend (`LexicalRewriter`) in the rewrite loop (real spaCy pipeline and WordNet, cheap scorer)."""
 import pytest
 
-from spacy_linkguard.baselines.loop import NO_CANDIDATE, LexicalRewriteLoop
+from spacy_linkguard.baselines.rewriter import NO_CANDIDATE, LexicalRewriter
 from spacy_linkguard.baselines.paraphraser import LexicalParaphraser
 from spacy_linkguard.detect import Detector
 from spacy_linkguard.errors import LinkguardError
 from spacy_linkguard.index import NgramIndex
-from spacy_linkguard.rewrite import occurs
+from spacy_linkguard.rewrite import RewriteLoop, occurs
 
 pytestmark = pytest.mark.slow  # loads the spaCy pipeline
+
+def lexical_loop(detector, paraphraser, *, seed=0, **kwargs):
+    return RewriteLoop(detector, LexicalRewriter(paraphraser, seed=seed), **kwargs)
+
 
 @pytest.fixture(scope="module")
 def detector(lexical_index):
@@ -21,7 +25,7 @@ def paraphraser(nlp, wordnet, cheap_scorer):
 
 
 def test_loop_without_guarantee_rewrites_flagged_spans(detector, lexical_queries, paraphraser):
-    loop = LexicalRewriteLoop(detector, paraphraser, max_passes=3, guarantee=False, seed=1)
+    loop = lexical_loop(detector, paraphraser, max_passes=3, guarantee=False, seed=1)
     with pytest.warns(Warning):  # some documents stay linkable: the loop warns (W200)
         results = loop.run(lexical_queries)
     for i, (text, res) in enumerate(zip(lexical_queries, results)):
@@ -37,17 +41,17 @@ def test_loop_without_guarantee_rewrites_flagged_spans(detector, lexical_queries
         if i < 2:
             # Content words with synonyms: the text changed and some flagged spans are gone.
             assert res.text != text and res.passes[0].spans_removed > 0
-            assert loop.stats[i]["n_edited"] > 0
+            assert loop.rewriter.stats[i]["n_edited"] > 0
             gone = [s for s in first.spans if not occurs(text[s.start_char:s.end_char], res.text, detector.settings)]
             assert gone
     # "It was in Paris on Monday.: only names and function words; WordNet cannot help.
     assert results[2].text == lexical_queries[2]
     assert results[2].passes[0].rejected.get(NO_CANDIDATE, 0) >= 1
-    assert len(results[2].passes) == 3 and loop.stats[2]["n_edited"] == 0
+    assert len(results[2].passes) == 3 and loop.rewriter.stats[2]["n_edited"] == 0
 
 
 def test_loop_with_guarantee_is_safe_and_seeded(detector, lexical_queries, paraphraser):
-    runs = [LexicalRewriteLoop(detector, paraphraser, max_passes=2, guarantee=True, seed=5).run(lexical_queries)
+    runs = [lexical_loop(detector, paraphraser, max_passes=2, guarantee=True, seed=5).run(lexical_queries)
             for _ in range(2)]
     assert [r.text for r in runs[0]] == [r.text for r in runs[1]]
     for res in runs[0]:
@@ -61,7 +65,7 @@ def test_placeholder_mismatch_is_refused(detector, lexical_queries, nlp, wordnet
     other = LexicalParaphraser(nlp=nlp, wordnet=wordnet, scorer=cheap_scorer,
                                settings=LexicalSettings(placeholder="***"))
     with pytest.raises(LinkguardError, match="E210"):
-        LexicalRewriteLoop(detector, other)
+        lexical_loop(detector, other)
 
 
 def test_paraphrasing_time_is_in_the_pass_records(detector, lexical_queries, nlp, wordnet, cheap_scorer):
@@ -72,5 +76,16 @@ def test_paraphrasing_time_is_in_the_pass_records(detector, lexical_queries, nlp
         return cheap_scorer(requests)
 
     slow_lexical = LexicalParaphraser(nlp=nlp, wordnet=wordnet, scorer=slow)
-    res = LexicalRewriteLoop(detector, slow_lexical, max_passes=1, guarantee=False).run(lexical_queries[:1])[0]
+    res = lexical_loop(detector, slow_lexical, max_passes=1, guarantee=False).run(lexical_queries[:1])[0]
     assert res.passes[0].seconds >= 0.3 and res.seconds >= 0.3
+
+
+def test_rewriter_settings_and_description(paraphraser):
+    from spacy_linkguard.baselines.registry import make_lexical_rewriter
+
+    rw = make_lexical_rewriter(lexical=paraphraser, seed=4, sentences_per_chunk=2, max_chunk_chars=500)
+    assert isinstance(rw, LexicalRewriter) and rw.system == "lexical"
+    assert rw.cfg == {"seed": 4, "sentences_per_chunk": 2, "max_chunk_chars": 500}
+    rw.configure({"seed": 7, "max_chunk_chars": 300})
+    assert rw.seed == 7 and rw.chunking.max_chunk_chars == 300 and rw.chunking.sentences_per_chunk == 2
+    assert rw.describe().endswith("(no LLM)") and rw.placeholder == paraphraser.settings.placeholder
