@@ -73,7 +73,8 @@ def main() -> None:
     ap.add_argument("--rate", type=float, default=0.5)
     args = ap.parse_args()
 
-    from spacy_linkguard.baselines.loop import LexicalRewriteLoop
+    from spacy_linkguard.baselines.rewriter import LexicalRewriter
+    from spacy_linkguard.rewrite import RewriteLoop
     from spacy_linkguard.baselines.paraphraser import load_tagger
     from spacy_linkguard.baselines.registry import make_lexical
     from spacy_linkguard.baselines.scoring import EmbeddingSimilarity, HarmonicScorer
@@ -119,7 +120,7 @@ def main() -> None:
     t_sim_doc, similarity.seconds = similarity.seconds, 0.0
 
     log("spans-only mode through the rewrite loop")
-    loop = LexicalRewriteLoop(detector, lexical, max_passes=args.passes, guarantee=False, seed=0)
+    loop = RewriteLoop(detector, LexicalRewriter(lexical, seed=0), max_passes=args.passes, guarantee=False)
     span_secs: List[float] = []
     flagged = still = safe = 0
     import warnings
