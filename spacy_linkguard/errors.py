@@ -66,6 +66,8 @@ class Warnings(metaclass=ErrorsWithCodes):
             "reported as unavailable; install the model to fill it.")
     W251 = ("{n} document(s) of {path} have no flagged span at arity {arity}; "
             "the linkable proportion averages over the other {m}.")
+    W252 = ("{path} is a second output for the row {key!r} (the first: {first}); "
+            "it is left out. With max_arity 1 the two span-list runs are the same row.")
 
     # --- W280-W299: lexical paraphrasing baseline (spacy_linkguard/baselines)
     W280 = ("{n} of {total} flagged span(s) in {n_docs} document(s) had no WordNet "
@@ -332,6 +334,13 @@ class Errors(metaclass=ErrorsWithCodes):
     E259 = ("Cannot read the rewrite config {path}: {detail}. Pass the config "
             "that the rewrite step used (e.g. configs/rewrite_cpu.cfg); it needs "
             "a [components.linkguard_rewrite.model] section with @llm_models.")
+    E260 = ("The lines of {path} come from different runs: document {doc_id!r} "
+            "records {other}, earlier lines {first} (system, model, k, max_arity). "
+            "Write each run to its own file.")
+    E261 = ("The lines of {path} do not record which system wrote them (no "
+            "`system` field: written before outputs carried system, model, k and "
+            "max_arity). Re-run the step that writes it, or name its row as "
+            "KEY={path} (keys: {known}).")
 
     # --- E280-E299: lexical paraphrasing baseline (spacy_linkguard/baselines)
     E280 = ("The WordNet database was not found in {path} (missing: {missing}). "

@@ -23,11 +23,10 @@ def evaluate_cmd(
     queries: Path = typer.Argument(..., help="JSONL of the released documents d' (the rewrite steps' input)."),
     out: Path = typer.Argument(..., help="Results JSON to write (read by `report`)."),
     index: Path = typer.Option(..., "--index", help="N-gram index folder of the original collection."),
-    system: List[str] = typer.Option([], "--system", help="KEY=OUTPUT.jsonl, repeatable; keys: llm_nospans, wordnet, llm_a1, llm_a3, lexical_a3."),
-    row_model: List[str] = typer.Option([], "--row-model", help="KEY=model description named in that row, repeatable."),
-    llm_config: Optional[Path] = typer.Option(None, "--llm-config", help="The rewrite config of the LLM rows (names their model)."),
-    k: int = typer.Option(2, "--k", help="A phrase set singles out when it matches 1..k-1 documents."),
-    max_arity: int = typer.Option(3, "--max-arity", help="Largest combination arity for 'arity <= m' columns."),
+    system: List[str] = typer.Option([], "--system", help="OUTPUT.jsonl, repeatable: its row comes from the system and max_arity its lines record (e.g. llm at 2 -> llm_a2). KEY=OUTPUT.jsonl names the row (keys: input, llm_nospans, wordnet, llm_a1, llm_a<m>, lexical_a<m>)."),
+    row_model: List[str] = typer.Option([], "--row-model", help="KEY=model description named in that row, repeatable (default: the model the row's lines record)."),
+    k: Optional[int] = typer.Option(None, "--k", help="A phrase set singles out when it matches 1..k-1 documents (default: the k the outputs record, else 2)."),
+    max_arity: Optional[int] = typer.Option(None, "--max-arity", help="Largest combination arity m for the 'arity <= m' columns, 1..3 (default: the largest the outputs record, else 3)."),
     sim_models: str = typer.Option("all-MiniLM-L6-v2,paraphrase-distilroberta-base-v2,gte-modernbert-base", "--sim-models", help="Comma-separated sentence-transformers models; those not installed are reported as unavailable."),
     ppl_model: str = typer.Option("gemma3-270m", "--ppl-model", help="Causal LM for perplexity: a short name under --models-dir, a folder or a .gguf file; 'none' to skip."),
     models_dir: Path = typer.Option(Path("models"), "--models-dir", help="Where `fetch-models` extracted local models."),
@@ -44,17 +43,23 @@ def evaluate_cmd(
     from ..about import __version__
     from ..corpus import iter_records
     from ..detect import Detector
-    from ..errors import LinkguardError, LinkguardWarning, Warnings
+    from ..errors import Errors, LinkguardError, LinkguardWarning, Warnings
     from ..eval.evaluate import evaluate_systems
+    from ..eval.systems import PAPER_ARITY, lines_setting, system_files
     from ..eval.similarity import Embedder, locate_model
     from ..index import NgramIndex
     from ..paths import portable_path
     from .output import write_text_atomic
 
     try:
-        systems = _pairs(system, "--system")
-        row_models = default_row_models(llm_config)
-        row_models.update(_pairs(row_model, "--row-model"))
+        files = system_files(system)
+        tags = [t for _, _, t in files]
+        k = k if k is not None else (lines_setting(tags, "k") or 2)
+        max_arity = max_arity if max_arity is not None else (lines_setting(tags, "max_arity") or PAPER_ARITY)
+        if max_arity not in (1, 2, 3):
+            raise LinkguardError(Errors.E283.format(name="--max-arity", expected="1, 2 or 3", value=max_arity))
+        systems = [(key, path) for key, path, _ in files]
+        row_models = {"input": "\u2013", **dict(_pairs(row_model, "--row-model"))}
         settings = dict(_pairs(setting, "--setting"))
         queries_list = list(iter_records(queries))
         idx = NgramIndex.load(index)
@@ -79,6 +84,7 @@ def evaluate_cmd(
         results = evaluate_systems(
             queries_list, systems, detectors=detectors, embedders=embedders, unavailable_models=unavailable,
             scorer=scorer, row_models=row_models, queries_path=str(queries), progress=progress,
+            max_arity=max_arity,
         )
     except LinkguardError as e:
         fail(e)
@@ -101,22 +107,6 @@ def evaluate_cmd(
                    f"{_f(row.get('linkable_prop_a' + str(max_arity)))}  linkage rate "
                    f"{_f(row.get('linkage_rate_a' + str(max_arity)))}", err=True)
     typer.echo(f"results -> {out}", err=True)
-
-
-def default_row_models(llm_config: Optional[Path]) -> dict:
-    """The model named in each row: the LLM of the rewrite config for LLM rows."""
-    lexical = "WordNet 3.0 + en_core_web_sm + all-MiniLM-L6-v2 (no LLM)"
-    models = {"input": "\u2013", "wordnet": lexical, "lexical_a3": lexical}
-    if llm_config is not None and llm_config.is_file():
-        from spacy.util import load_config
-
-        from ..eval.baseline_nospans import describe_model, find_model_block
-
-        block = find_model_block(dict(load_config(llm_config, interpolate=False)))
-        if block is not None:
-            for key in ("llm_nospans", "llm_a1", "llm_a3"):
-                models[key] = describe_model(block)
-    return models
 
 
 def _f(v: Optional[float]) -> str:

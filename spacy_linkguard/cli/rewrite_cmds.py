@@ -4,7 +4,7 @@
         --config configs/rewrite_cpu.cfg > out.jsonl
 
 One JSON line per document: id, text (the released text), safe, passes,
-forced_redactions. Config values can be overridden spaCy-style, e.g.
+forced_redactions, and what made it: system, model, k, max_arity. Config values can be overridden spaCy-style, e.g.
 `--components.linkguard_rewrite.max_passes 3`.
 """
 from pathlib import Path
@@ -60,6 +60,7 @@ def rewrite_cmd(
             raise LinkguardError(Errors.E215.format(path=config, name=component, pipes=nlp.pipe_names))
         open_index(index, verify=verify)  # a damaged index fails now, before the model loads (on first use)
         nlp.get_pipe(component).initialize(index=str(index))
+        tags = rewrite_tags(nlp, component)
         total = count_lines(queries)
         if limit is not None:
             total = min(total or limit, limit)
@@ -68,8 +69,21 @@ def rewrite_cmd(
             docs = nlp.pipe(((r.text, r.id) for r in records), as_tuples=True)
             bar = tqdm(docs, total=total, desc="rewrite", unit="doc", disable=not progress, file=sys.stderr)
             for doc, doc_id in bar:
-                out.write(json.dumps(result_record(doc_id, doc), ensure_ascii=False) + "\n")
+                out.write(json.dumps({**result_record(doc_id, doc), **tags}, ensure_ascii=False) + "\n")
                 out.flush()
+
+
+def rewrite_tags(nlp, component: str) -> dict:
+    """{system, model, k, max_arity} of the rewrite component, from the pipeline's
+    own (already parsed) config: the output lines carry them for `evaluate`."""
+    from ..llm.models.describe import describe_model, model_block
+    from .output import output_tags
+
+    pipe = nlp.get_pipe(component)
+    # The model block describes the model only when the backend is the LLM one (task + model).
+    block = model_block(dict(nlp.config), component) if getattr(pipe.rewriter, "task", None) is not None else None
+    model = describe_model(block) if block is not None else pipe.rewriter.describe()
+    return output_tags(system=pipe.rewriter.system, model=model, k=pipe.cfg["k"], max_arity=pipe.cfg["max_arity"])
 
 
 def load_rewrite_pipeline(config: Path, overrides: Optional[dict] = None):

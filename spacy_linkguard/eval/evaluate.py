@@ -11,9 +11,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from ..corpus import Record
 from ..errors import LinkguardWarning, Warnings
 from .metrics import document_linkage_rate, edit_volume, linkable_proportion, mean_defined
-from .systems import SYSTEMS_BY_KEY, cost_of, get_system, read_outputs
-
-ARITIES = (1, 3)
+from .systems import PAPER_ARITY, cost_of, get_system, read_outputs, systems_for
 
 
 def flagged_span_texts(detector: Any, text: str) -> List[str]:
@@ -97,6 +95,7 @@ def evaluate_systems(
     row_models: Optional[Dict[str, str]] = None,
     queries_path: Any = "queries",
     progress: bool = True,
+    max_arity: Optional[int] = None,
 ) -> Dict[str, Any]:
     """Score each approach's output file; the input d' itself is the first row.
 
@@ -107,7 +106,9 @@ def evaluate_systems(
     embedders: loaded `Embedder`s; `unavailable_models` maps the names of
         configured models that are not installed to the reason.
     scorer: a `PerplexityScorer`, or None to leave perplexity out.
-    row_models: system key -> the model named in its row.
+    row_models: system key -> the model named in its row (default: the
+        `model` its output lines record).
+    max_arity: the rows' span-list arity (`systems_for`); default the widest detector's.
     RETURNS (dict): {"systems": [row, ...], "per_doc": {...}, "models": {...}}.
     RAISES: LinkguardError E253 (missing output), E255 (unknown system).
     """
@@ -125,6 +126,7 @@ def evaluate_systems(
     # The widest detector also gives the spans still linkable in each output
     # (shown on the displaCy pages); cache it so safety is not computed twice.
     top = max(detectors) if detectors else None
+    rows_arity = max_arity or top or PAPER_ARITY
     cache: Dict[str, Any] = {}
 
     def detect_top(text: str) -> Any:
@@ -139,11 +141,12 @@ def evaluate_systems(
     per_doc_all: Dict[str, Any] = {}
     entries: List[Tuple[str, Optional[Path]]] = [("input", None)] + [(k, Path(p)) for k, p in system_files]
     for key, path in tqdm(entries, desc="approaches", disable=not progress):
-        system = get_system(key, path or "--system")
+        system = get_system(key, path or "--system", rows_arity)
         if path is None:
             objs = [{"id": q.id, "text": q.text} for q in queries]
         else:
             objs = read_outputs(path, queries, queries_path)
+        line_model = next((o["model"] for o in objs if o.get("model")), "")
         outputs = [o["text"] for o in objs]
         t0 = time.perf_counter()
         per_doc = score_documents(inputs, outputs, input_spans, is_safe)
@@ -164,7 +167,7 @@ def evaluate_systems(
             key=key,
             label=system.label,
             paper_key=system.paper_key,
-            model=(row_models or {}).get(key, ""),
+            model=(row_models or {}).get(key, line_model),
             file=str(path) if path else str(queries_path),
             n_docs=len(objs),
             n_flagged={f"a{m}": sum(len(s) for s in input_spans[m]) for m in input_spans},
@@ -181,5 +184,5 @@ def _sims(embedder: Any, inputs: Sequence[str], outputs: Sequence[str]) -> List[
     return document_similarities(embedder, inputs, outputs)
 
 
-def known_system_keys() -> List[str]:
-    return list(SYSTEMS_BY_KEY)
+def known_system_keys(max_arity: int = PAPER_ARITY) -> List[str]:
+    return [s.key for s in systems_for(max_arity)]

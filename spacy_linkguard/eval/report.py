@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..errors import Errors, LinkguardError
-from .systems import SYSTEMS
+from .systems import PAPER_ARITY, systems_for
 
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 
@@ -67,16 +67,18 @@ def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str
     models = sim_models(results)
     avail = {m["name"]: m.get("available", False) for m in results.get("similarity_models", [])}
     by_label = {r["label"]: r for r in results.get("systems", [])}
+    k = results.get("settings", {}).get("k", 2)
+    arities = sorted({1, report_arity(results)})
     quality_header = (
-        ["approach", "model", "linkable prop. arity 1", "linkable prop. arity <= 3",
-         f"doc. linkage rate (k={results.get('settings', {}).get('k', 2)}, 1)",
-         f"doc. linkage rate (k={results.get('settings', {}).get('k', 2)}, 3)"]
+        ["approach", "model"]
+        + [f"linkable prop. {arity_words(m)}" for m in arities]
+        + [f"doc. linkage rate (k={k}, {m})" for m in arities]
         + [f"similarity {m}" for m in models]
         + ["perplexity", "seconds / doc"]
     )
     quality: List[List[Dict[str, Any]]] = []
     cost: List[List[Dict[str, Any]]] = []
-    for system in SYSTEMS:
+    for system in systems_for(arities[-1]):
         row = by_label.get(system.label)
         paper = paper_rows.get(system.paper_key or system.label, {})
         if row is None:
@@ -85,11 +87,9 @@ def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str
         cells = [
             {"ours": row["label"], "paper": None},
             {"ours": row.get("model") or "", "paper": reference.get("llm") if paper else None},
-            _cell(row.get("linkable_prop_a1"), paper.get("linkable_prop_a1")),
-            _cell(row.get("linkable_prop_a3"), paper.get("linkable_prop_a3")),
-            _cell(row.get("linkage_rate_a1"), None),
-            _cell(row.get("linkage_rate_a3"), None),
         ]
+        cells += [_cell(row.get(f"linkable_prop_a{m}"), paper.get(f"linkable_prop_a{m}")) for m in arities]
+        cells += [_cell(row.get(f"linkage_rate_a{m}"), None) for m in arities]
         for m in models:
             ours = sims.get(m)
             cell = _cell(ours, (paper.get("similarity") or {}).get(m))
@@ -107,19 +107,27 @@ def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str
             _cell(row.get("prompt_tokens"), None, 0),
             _cell(row.get("completion_tokens"), None, 0),
             _cell(row.get("forced_redactions"), None, 1),
-            _cell(row.get("linkable_prop_a1_before"), None),
-            _cell(row.get("linkable_prop_a3_before"), None),
+            *[_cell(row.get(f"linkable_prop_a{m}_before"), None) for m in arities],
             _cell(row.get("unsafe_before_guarantee"), None),
             _cell(row.get("seconds_per_doc"), paper.get("seconds_per_doc"), 1),
             _cell(row.get("seconds_per_pass"), None, 2),
         ])
-    cost_header = ["approach", "edit volume", "passes", "LLM calls / doc", "prompt tokens / doc",
-                   "completion tokens / doc", "forced redactions / doc",
-                   "linkable prop. arity 1 before forced redaction",
-                   "linkable prop. arity <= 3 before forced redaction",
-                   "share of documents guarantee mode redacted", "seconds / doc", "seconds / pass"]
+    cost_header = (["approach", "edit volume", "passes", "LLM calls / doc", "prompt tokens / doc",
+                    "completion tokens / doc", "forced redactions / doc"]
+                   + [f"linkable prop. {arity_words(m)} before forced redaction" for m in arities]
+                   + ["share of documents guarantee mode redacted", "seconds / doc", "seconds / pass"])
     return {"quality_header": quality_header, "quality": quality, "cost_header": cost_header,
-            "cost": cost, "sim_models": models}
+            "cost": cost, "sim_models": models, "max_arity": arities[-1]}
+
+
+def report_arity(results: Dict[str, Any]) -> int:
+    """The evaluation's max_arity m (its settings; 3 for results written before it was recorded)."""
+    m = results.get("settings", {}).get("max_arity")
+    return int(m) if isinstance(m, int) else PAPER_ARITY
+
+
+def arity_words(m: int) -> str:
+    return "arity 1" if m == 1 else f"arity <= {m}"
 
 
 def _cell(ours: Optional[float], paper: Optional[float], digits: int = 3) -> Dict[str, Any]:
@@ -191,7 +199,7 @@ def render_report(results: Dict[str, Any], reference: Dict[str, Any], *, figures
 
 
 def write_displacy_pages(results: Dict[str, Any], out_dir: Path, *, max_docs: int = 5,
-                         arity_key: str = "remaining_spans_a3") -> Dict[str, List[Dict[str, str]]]:
+                         arity_key: Optional[str] = None) -> Dict[str, List[Dict[str, str]]]:
     """One displaCy page per approach and document: the output text with the
     spans that still link it (none on a safe document) highlighted.
 
@@ -201,6 +209,7 @@ def write_displacy_pages(results: Dict[str, Any], out_dir: Path, *, max_docs: in
 
     from .systems import read_output_objects
 
+    arity_key = arity_key or f"remaining_spans_a{report_arity(results)}"
     links: Dict[str, List[Dict[str, str]]] = {}
     per_doc = results.get("per_doc", {})
     for row in results.get("systems", []):
@@ -253,5 +262,5 @@ def table_labels(markdown: str) -> List[str]:
     return labels
 
 
-def required_labels() -> Sequence[str]:
-    return [s.label for s in SYSTEMS]
+def required_labels(max_arity: int = PAPER_ARITY) -> Sequence[str]:
+    return [s.label for s in systems_for(max_arity)]

@@ -1,16 +1,21 @@
 """The rows of the evaluation table and how their output files are read.
 
 Every approach writes one JSONL line per document: at least `id` and `text`
-(the released text). Rewrite-loop outputs also carry `passes` (per-pass
+(the released text), and what made it: `system` ("llm", "llm_nospans",
+"wordnet", "lexical"), `model` (in words), `k` and `max_arity` (None where
+nothing was detected). Rewrite-loop outputs also carry `passes` (per-pass
 records with LLM calls, tokens and seconds), `forced_redactions` and `safe`;
-other fields are ignored.
+other fields are ignored. The table's rows depend on the evaluation's
+`max_arity` m: span-list rows are keyed `llm_a1`, `llm_a<m>`, `lexical_a<m>`.
 """
+import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..corpus import Record, iter_json_lines, record_from_obj
-from ..errors import Errors, LinkguardError
+from ..errors import Errors, LinkguardError, LinkguardWarning, Warnings
 
 
 @dataclass(frozen=True)
@@ -22,24 +27,69 @@ class System:
     paper_key: Optional[str]  # row of the reference table, if the paper has one
 
 
-# Row order of the paper's Table 1 (plus our lexical backend and the unchanged input).
-SYSTEMS: List[System] = [
-    System("input", "No rewrite (de-identified input d')", None),
-    System("llm_nospans", "LLM rewrite, no span list", "LLM rewrite, no span list"),
-    System("wordnet", "Handcrafted WordNet paraphrasing", None),
-    System("llm_a1", "LLM rewrite, spans of arity 1", "LLM rewrite, spans of arity 1"),
-    System("llm_a3", "LLM rewrite, spans of arity <= 3", "LLM rewrite, spans of arity <= 3"),
-    System("lexical_a3", "Lexical rewrite, spans of arity <= 3", None),
-]
+PAPER_ARITY = 3  # the paper's span-list rows are "arity 1" and "arity <= 3"
+SPAN_SYSTEMS = ("llm", "lexical")  # line systems whose row depends on the line's max_arity
+TAGS = ("system", "model", "k", "max_arity")  # what every output line records
+
+
+def _arity(m: int) -> str:
+    return "arity 1" if m == 1 else f"arity <= {m}"
+
+
+def systems_for(max_arity: int = PAPER_ARITY) -> List[System]:
+    """The table's rows, in the order of the paper's Table 1 (plus our lexical
+    backend and the unchanged input), for span lists of arity 1 and <= max_arity.
+    Rows whose arity the paper did not report carry no paper key."""
+    m = max_arity
+    rows = [
+        System("input", "No rewrite (de-identified input d')", None),
+        System("llm_nospans", "LLM rewrite, no span list", "LLM rewrite, no span list"),
+        System("wordnet", "Handcrafted WordNet paraphrasing", None),
+        System("llm_a1", "LLM rewrite, spans of arity 1", "LLM rewrite, spans of arity 1"),
+    ]
+    if m != 1:
+        paper = f"LLM rewrite, spans of {_arity(m)}" if m == PAPER_ARITY else None
+        rows.append(System(f"llm_a{m}", f"LLM rewrite, spans of {_arity(m)}", paper))
+    rows.append(System(f"lexical_a{m}", f"Lexical rewrite, spans of {_arity(m)}", None))
+    return rows
+
+
+SYSTEMS: List[System] = systems_for(PAPER_ARITY)
 SYSTEMS_BY_KEY: Dict[str, System] = {s.key: s for s in SYSTEMS}
 REQUIRED_ROWS = [s.label for s in SYSTEMS if s.key != "input"]
 
 
-def get_system(key: str, path: Any = "--system") -> System:
+def get_system(key: str, path: Any = "--system", max_arity: int = PAPER_ARITY) -> System:
     """Look up a row by key. RAISES: LinkguardError E255 for an unknown key."""
-    if key not in SYSTEMS_BY_KEY:
-        raise LinkguardError(Errors.E255.format(name=key, path=path, known=", ".join(SYSTEMS_BY_KEY)))
-    return SYSTEMS_BY_KEY[key]
+    by_key = {s.key: s for s in systems_for(max_arity)}
+    if key not in by_key:
+        raise LinkguardError(Errors.E255.format(name=key, path=path, known=", ".join(by_key)))
+    return by_key[key]
+
+
+def row_key(tags: Dict[str, Any]) -> Optional[str]:
+    """The row of an output file from its lines' tags ("llm" at max_arity 2 ->
+    "llm_a2"), or None when the lines carry no `system`."""
+    system = tags.get("system")
+    if not system:
+        return None
+    return f"{system}_a{tags.get('max_arity')}" if system in SPAN_SYSTEMS else str(system)
+
+
+def read_tags(path: Path) -> Dict[str, Any]:
+    """{system, model, k, max_arity} of an output file (None where its lines carry none).
+
+    RAISES: LinkguardError E260 when its lines disagree (outputs of two runs in one file).
+    """
+    seen: Dict[tuple, str] = {}
+    for doc_id, obj in read_output_objects(path).items():
+        seen.setdefault(tuple(obj.get(t) for t in TAGS), doc_id)
+    if len(seen) > 1:
+        (first, _), (other, doc_id) = list(seen.items())[:2]
+        raise LinkguardError(Errors.E260.format(path=path, doc_id=doc_id, first=dict(zip(TAGS, first)),
+                                                other=dict(zip(TAGS, other))))
+    values = next(iter(seen), (None,) * len(TAGS))
+    return dict(zip(TAGS, values))
 
 
 def read_output_objects(path: Path) -> Dict[str, Dict[str, Any]]:
@@ -115,3 +165,40 @@ def cost_of(obj: Dict[str, Any]) -> Dict[str, Optional[float]]:
     out["passes"] = float(len(passes)) if passes else _first(src, ("n_passes",))
     out["forced_redactions"] = _first(src, ("forced_redactions", "n_forced"))
     return out
+
+
+_KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def system_files(specs: Sequence[str], max_arity: int = PAPER_ARITY) -> List[Tuple[str, Path, Dict[str, Any]]]:
+    """The (row key, path, tags) of each `--system` value: "PATH" takes its row
+    from the tags its lines record (`row_key`), "KEY=PATH" names it (for files
+    written before outputs carried tags). A second file for the same row is
+    left out with W252 (at max_arity 1 both span-list runs are `llm_a1`).
+
+    RAISES: LinkguardError E261 (a PATH whose lines name no system), E260, and
+        the corpus reader's errors for a missing or malformed file.
+    """
+    out: List[Tuple[str, Path, Dict[str, Any]]] = []
+    for spec in specs:
+        key: Optional[str] = None
+        if _KEY_RE.match(spec):
+            key, _, spec = spec.partition("=")
+        path = Path(spec.strip())
+        tags = read_tags(path)
+        key = key.strip() if key else row_key(tags)
+        if key is None:
+            known = ", ".join(s.key for s in systems_for(max_arity))
+            raise LinkguardError(Errors.E261.format(path=path, known=known))
+        first = next((p for k, p, _ in out if k == key), None)
+        if first is not None:
+            warnings.warn(Warnings.W252.format(path=path, key=key, first=first), LinkguardWarning)
+            continue
+        out.append((key, path, tags))
+    return out
+
+
+def lines_setting(tags: Sequence[Dict[str, Any]], name: str) -> Optional[int]:
+    """The largest `k` or `max_arity` the output files record (None if none does)."""
+    values = [t.get(name) for t in tags if isinstance(t.get(name), int)]
+    return max(values) if values else None

@@ -43,6 +43,8 @@ def test_whole_document_mode_is_seeded(tmp_path):
     for line, doc in zip(lines, DOCS):
         assert line["text"] != doc["text"]
         assert line["llm_calls"] == 0 and line["seconds"] > 0 and line["mode"] == "document"
+        assert (line["system"], line["k"], line["max_arity"]) == ("wordnet", None, None)
+        assert line["model"].startswith("WordNet + ") and line["model"].endswith("(no LLM)")
         assert line["stats"]["n_edited"] == len(line["edits"]) > 0
         assert line["text"].count("[REDACTED]") == doc["text"].count("[REDACTED]")
         # The edits, applied to the input, give the output.
@@ -104,6 +106,7 @@ def test_spans_only_with_an_index_runs_the_rewrite_loop(tmp_path, guarantee):
         assert not det.detect(doc["text"]).safe
         assert 1 <= len(line["passes"]) <= 2
         assert all(p["llm_calls"] == 0 and p["spans_sent"] > 0 for p in line["passes"])
+        assert (line["system"], line["k"], line["max_arity"]) == ("lexical", 2, 3)
         assert line["llm_calls"] == 0 and line["mode"] == "spans"
         assert line["text"] != doc["text"]
         final = det.detect(line["text"])

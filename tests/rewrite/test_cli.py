@@ -53,6 +53,9 @@ def test_rewrite_command_writes_one_line_per_document(tmp_path):
     assert [ln["id"] for ln in lines] == ["q1", "q2", "q3"]
     for ln in lines:
         assert set(ln) >= {"id", "text", "safe", "text_before_guarantee", "passes", "forced_redactions"}
+        # what made the line, for `evaluate` (no config parsed there)
+        assert (ln["system"], ln["k"], ln["max_arity"]) == ("llm", 2, 3)
+        assert ln["model"] == "? (linkguard_test.Canned.v1, auto)"
         assert ln["safe"] and brute_force(ln["text"], DictIndex(CORPUS)).safe
     # the override took effect: one pass, an unchanged model, so guarantee redacted
     assert len(lines[0]["passes"]) == 1 and lines[0]["forced_redactions"] > 0
