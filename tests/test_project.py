@@ -242,8 +242,10 @@ def run_group(cmd, cwd, env, timeout):
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
-@pytest.mark.slow
-def test_project_run_all_end_to_end(tmp_path):
+def make_project(tmp_path):
+    """A copy of the project on the tiny corpus, with canned and short-model
+    rewrite configs and the canned model registered in every subprocess.
+    RETURNS (proj, env)."""
     proj = tmp_path / "proj"
     proj.mkdir()
     shutil.copy(REPO / "project.yml", proj / "project.yml")
@@ -266,6 +268,12 @@ def test_project_run_all_end_to_end(tmp_path):
     (site / "sitecustomize.py").write_text(CANNED_SITECUSTOMIZE)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    return proj, env
+
+
+@pytest.mark.slow
+def test_project_run_all_end_to_end(tmp_path):
+    proj, env = make_project(tmp_path)
     overrides = ["--vars.n_eval_docs", "2", "--vars.llm_config", "configs/rewrite_canned.cfg",
                  "--vars.nospans_llm_config", "configs/rewrite_cpu_short.cfg", "--vars.nospans_passes", "1",
                  "--vars.lexical_passes", "1", "--vars.fig3_levels", "0,0.5", "--vars.fig3_ks", "1,5"]
@@ -308,3 +316,54 @@ def test_project_run_all_end_to_end(tmp_path):
     assert again.returncode == 0
     skipped = again.stdout.count("nothing changed")
     assert skipped == len(load_project()["workflows"]["all"]), again.stdout[-3000:]
+
+
+@pytest.mark.slow
+def test_project_runs_with_max_arity_2(tmp_path):
+    """With --vars.max_arity 2 every step runs, the outputs record the arity,
+    and the report's arity columns are there and filled (canned LLM, no real model)."""
+    from spacy_linkguard.eval.report import table_labels
+    from spacy_linkguard.eval.systems import systems_for
+
+    proj, env = make_project(tmp_path)
+    overrides = ["--vars.n_eval_docs", "2", "--vars.max_arity", "2", "--vars.llm_config", "configs/rewrite_canned.cfg",
+                 "--vars.nospans_llm_config", "configs/rewrite_canned.cfg", "--vars.nospans_passes", "1",
+                 "--vars.lexical_passes", "1", "--vars.sim_models", "all-MiniLM-L6-v2",
+                 "--vars.fig3_levels", "0,0.5", "--vars.fig3_ks", "1,5"]
+    run = run_group([sys.executable, "-m", "weasel", "run", "all", str(proj), *overrides], proj, env, 1800)
+    assert run.returncode == 0, (run.stdout[-4000:], run.stderr[-4000:])
+
+    corpus = proj / "corpus" / "echr"
+    for name, system in (("out_llm_a2", "llm"), ("out_lexical_a2", "lexical"), ("out_llm_a1", "llm")):
+        for line in (corpus / f"{name}.jsonl").read_text().splitlines():
+            obj = json.loads(line)
+            assert obj["system"] == system and obj["k"] == 2 and obj["model"], obj
+            assert obj["max_arity"] == (1 if name == "out_llm_a1" else 2)
+    for line in (corpus / "out_llm_nospans.jsonl").read_text().splitlines():
+        assert json.loads(line)["system"] == "llm_nospans"
+
+    report = proj / "reports" / "echr"
+    results = json.loads((report / "results.json").read_text())
+    assert results["settings"]["max_arity"] == 2
+    rows = {r["key"]: r for r in results["systems"]}
+    assert set(rows) == {s.key for s in systems_for(2)}
+    for key, row in rows.items():
+        assert row["linkable_prop_a2"] is not None and row["linkage_rate_a2"] is not None, key
+        assert row["model"], key
+    assert rows["llm_a2"]["linkage_rate_a2"] == 0.0  # guarantee mode
+    md = (report / "report.md").read_text()
+    header = next(ln for ln in md.splitlines() if ln.startswith("| approach | model"))
+    cols = [c.strip() for c in header.strip("|").split("|")]
+    assert "linkable prop. arity <= 2" in cols and "doc. linkage rate (k=2, 2)" in cols
+    assert not any("3" in c for c in cols if "arity" in c or "linkage" in c)
+    table = []
+    for ln in md.splitlines()[md.splitlines().index(header) + 2:]:
+        if not ln.startswith("|"):
+            break
+        table.append([c.strip() for c in ln.strip("|").split("|")])
+    assert [r[0] for r in table] == [s.label for s in systems_for(2)]
+    for r in table:
+        for name in ("linkable prop. arity <= 2", "doc. linkage rate (k=2, 2)"):
+            cell = r[cols.index(name)]
+            assert cell and cell != "\u2013", (r[0], name, cell)
+    assert set(table_labels(md)) >= {s.label for s in systems_for(2)}

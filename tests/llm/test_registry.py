@@ -48,3 +48,33 @@ def test_fresh_process_resolves_the_spans_task():
         "task": "spacy_linkguard.llm.tasks.rewrite_spans.registry",
         "resolved": "RewriteSpansTask",
     }
+
+
+BACKENDS_CODE = r"""
+import json, sys
+import spacy
+from spacy_llm.registry import registry
+assert not any(m.startswith("spacy_linkguard") for m in sys.modules)
+task = registry.resolve({"t": {"@llm_tasks": "linkguard.RewriteNoSpans.v1"}})["t"]
+lexical = spacy.registry.misc.get("linkguard.LexicalRewriter.v1")
+print(json.dumps({"task": type(task).__name__, "lexical": lexical.__module__}))
+"""
+
+
+def test_fresh_process_resolves_the_rewriting_backends():
+    import configparser
+    from importlib.metadata import entry_points
+    from pathlib import Path
+
+    import pytest
+
+    cfg = configparser.ConfigParser()
+    cfg.read(Path(__file__).parents[2] / "setup.cfg")
+    declared = cfg["options.entry_points"]["thinc_llm_tasks"] + cfg["options.entry_points"]["spacy_misc"]
+    installed = {ep.name for group in ("thinc_llm_tasks", "spacy_misc") for ep in entry_points(group=group)}
+    if "linkguard.RewriteNoSpans.v1" in declared and "linkguard.RewriteNoSpans.v1" not in installed:
+        pytest.skip("the installed entry points predate setup.cfg: reinstall (`make test` does)")
+    proc = subprocess.run([sys.executable, "-c", BACKENDS_CODE], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {
+        "task": "NoSpanRewriteTask", "lexical": "spacy_linkguard.baselines.registry"}
