@@ -104,3 +104,25 @@ def dump_dom(chromium, page, tmp_path):
     )
     assert out.returncode == 0, out.stderr[-2000:]
     return out.stdout
+
+
+def test_tables_follow_the_evaluations_max_arity():
+    from spacy_linkguard.eval.systems import systems_for
+
+    res = make_results()
+    res["settings"]["max_arity"] = 2
+    for row, system in zip(res["systems"], systems_for(2)):
+        row.update(key=system.key, label=system.label, paper_key=system.paper_key)
+        row["linkable_prop_a2"], row["linkage_rate_a2"] = row.pop("linkable_prop_a3"), row.pop("linkage_rate_a3")
+    t = build_tables(res, load_reference())
+    header = t["quality_header"]
+    assert "linkable prop. arity <= 2" in header and "doc. linkage rate (k=2, 2)" in header
+    assert not any("3" in h for h in header)
+    assert "linkable prop. arity <= 2 before forced redaction" in t["cost_header"]
+    assert [r[0]["ours"] for r in t["quality"]] == [s.label for s in systems_for(2)]
+    for cells in t["quality"]:
+        row = dict(zip(header, cells))
+        assert row["linkable prop. arity <= 2"]["ours"] != "\u2013"
+        assert row["doc. linkage rate (k=2, 2)"]["ours"] == "1.000"
+    llm = dict(zip(header, t["quality"][4]))
+    assert llm["linkable prop. arity <= 2"]["paper"] is None  # the paper has no arity-2 row

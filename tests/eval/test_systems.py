@@ -41,3 +41,49 @@ def test_rows_and_unknown_system():
     ]
     with pytest.raises(LinkguardError, match="E255"):
         get_system("gpt")
+
+
+def _write(path, lines):
+    path.write_text("\n".join(json.dumps(obj) for obj in lines) + "\n")
+    return path
+
+
+def test_rows_follow_max_arity():
+    from spacy_linkguard.eval.systems import systems_for
+
+    two = systems_for(2)
+    assert [s.key for s in two] == ["input", "llm_nospans", "wordnet", "llm_a1", "llm_a2", "lexical_a2"]
+    assert next(s for s in two if s.key == "llm_a2").label == "LLM rewrite, spans of arity <= 2"
+    assert next(s for s in two if s.key == "llm_a2").paper_key is None  # the paper reports arity <= 3 only
+    assert [s.key for s in systems_for(1)] == ["input", "llm_nospans", "wordnet", "llm_a1", "lexical_a1"]
+    assert get_system("llm_a2", max_arity=2).key == "llm_a2"
+    with pytest.raises(LinkguardError, match="E255"):
+        get_system("llm_a3", max_arity=2)
+
+
+def test_system_files_take_their_rows_from_the_lines(tmp_path):
+    from spacy_linkguard.eval.systems import lines_setting, row_key, system_files
+
+    tags = {"system": "llm", "model": "m (linkguard.HF.v1, cpu)", "k": 2, "max_arity": 2}
+    llm = _write(tmp_path / "llm.jsonl", [{"id": "a", "text": "x", **tags}, {"id": "b", "text": "y", **tags}])
+    lex = _write(tmp_path / "lex.jsonl", [{"id": "a", "text": "x", **tags, "system": "lexical"}])
+    nosp = _write(tmp_path / "nosp.jsonl", [{"id": "a", "text": "x", **tags, "system": "llm_nospans",
+                                             "k": None, "max_arity": None}])
+    old = _write(tmp_path / "old.jsonl", [{"id": "a", "text": "x"}])
+    files = system_files([str(llm), str(lex), str(nosp), f"wordnet={old}"])
+    assert [(k, p.name) for k, p, _ in files] == [("llm_a2", "llm.jsonl"), ("lexical_a2", "lex.jsonl"),
+                                                  ("llm_nospans", "nosp.jsonl"), ("wordnet", "old.jsonl")]
+    assert files[0][2] == tags
+    assert lines_setting([t for _, _, t in files], "max_arity") == 2
+    assert row_key({"system": "llm", "max_arity": 1}) == "llm_a1" and row_key({}) is None
+    # Old lines name no system: a coded error says to name the row.
+    with pytest.raises(LinkguardError, match="E261"):
+        system_files([str(old)])
+    # Two runs in one file.
+    mixed = _write(tmp_path / "mixed.jsonl", [{"id": "a", "text": "x", **tags},
+                                              {"id": "b", "text": "y", **tags, "max_arity": 3}])
+    with pytest.raises(LinkguardError, match="E260"):
+        system_files([str(mixed)])
+    # A second file for the same row (max_arity 1: both span-list runs are llm_a1) is left out.
+    with pytest.warns(Warning, match="W252"):
+        assert len(system_files([str(llm), str(llm)])) == 1
