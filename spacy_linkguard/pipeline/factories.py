@@ -153,7 +153,8 @@ def make_linkguard_rewrite(
     batch_size: int,
 ):
     """Rewriting until safe, with guarantee mode (see pipeline/rewrite.py): the
-    LLM backend from `task` and `model`, or the backend given as `rewriter`."""
+    LLM backend from `task` and `model`, or the backend given as `rewriter`
+    (then set `task` and `model` to null, so the default LLM is not built)."""
     from .rewrite import LinkguardRewrite
 
     return LinkguardRewrite(

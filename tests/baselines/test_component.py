@@ -60,8 +60,9 @@ def test_component_runs_in_two_processes(lexical_index, lexical_queries, nlp, ch
 
 def test_linkguard_rewrite_takes_the_lexical_backend_from_its_config(lexical_index, lexical_queries, nlp,
                                                                      cheap_scorer):
+    # task and model null: the default LLM blocks are not built
     pipeline, pipe = _pipeline(lexical_index, nlp, cheap_scorer, factory="linkguard_rewrite", max_passes=2,
-                               max_retries=0)
+                               max_retries=0, task=None, model=None)
     assert isinstance(pipe.rewriter, LexicalRewriter)
     lexical_pipeline, _ = _pipeline(lexical_index, nlp, cheap_scorer, max_passes=2)
     texts = lexical_queries[:2]
