@@ -12,7 +12,8 @@ A backend (a "rewriter") has:
 `LLMRewriter` (here) prompts a chat model through a rewrite task;
 `LexicalRewriter` (`baselines/rewriter.py`) paraphrases with WordNet. The
 no-span-list baseline is `LLMRewriter` with the `linkguard.RewriteNoSpans.v1`
-task. Registrations: `rewrite/registry.py`, `baselines/registry.py`.
+task. Registrations: `rewrite/registry.py` (`linkguard.LLMRewriter.v1`) and
+`baselines/registry.py` (`linkguard.LexicalRewriter.v1`).
 """
 import warnings
 from typing import Any, Dict, Iterable, List, Protocol, Sequence, Tuple, runtime_checkable
