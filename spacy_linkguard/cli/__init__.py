@@ -12,6 +12,7 @@ COMMAND_MODULES = [
     "model_cmds",
     "prepare_cmd",
     "evaluate_cmd",
+    "perplexity_cmd",
     "semantic_linkage_cmd",
     "report_cmd",
     "rewrite_nospans_cmd",

@@ -32,6 +32,7 @@ def evaluate_cmd(
     ppl_model: str = typer.Option("gemma3-270m", "--ppl-model", help="Causal LM for perplexity: a short name under --models-dir, a folder or a .gguf file; 'none' to skip."),
     models_dir: Path = typer.Option(Path("models"), "--models-dir", help="Where `fetch-models` extracted local models."),
     ppl_max_length: int = typer.Option(1024, "--ppl-max-length", help="Perplexity window in tokens."),
+    ppl_cache: Optional[Path] = typer.Option(None, "--ppl-cache", help="Perplexity cache JSONL (see the `perplexity` command): scores found there are not recomputed; new ones are added."),
     setting: List[str] = typer.Option([], "--setting", help="NAME=VALUE recorded in the report's settings table, repeatable."),
     dataset: str = typer.Option("", "--dataset", help="Dataset name (echr, wiki) for the paper's reference numbers."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars on stderr."),
@@ -75,7 +76,7 @@ def evaluate_cmd(
             from ..eval.perplexity import PerplexityScorer
 
             scorer = PerplexityScorer(ppl_model, models_dir=models_dir, max_length=ppl_max_length,
-                                      stride=ppl_max_length // 2)
+                                      stride=ppl_max_length // 2, cache=ppl_cache)
         results = evaluate_systems(
             queries_list, systems, detectors=detectors, embedders=embedders, unavailable_models=unavailable,
             scorer=scorer, row_models=row_models, queries_path=str(queries), progress=progress,
@@ -89,7 +90,8 @@ def evaluate_cmd(
         created=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         n_docs=len(queries_list),
         similarity_models=model_info,
-        perplexity_model=({"name": ppl_model, "file": scorer.file} if scorer else None),
+        perplexity_model=({"name": ppl_model, "file": portable_path(scorer.file),
+                           "cached": scorer.n_cached, "computed": scorer.n_computed} if scorer else None),
         index={"path": portable_path(index), "n_docs": stats.get("n_docs"), "checksum": stats.get("checksum"),
                "n_ngrams": stats.get("n_ngrams"), "mean_postings": stats.get("mean_postings")},
         settings={"dataset": dataset, "queries": portable_path(queries), "k": k, "max_arity": max_arity, **settings},

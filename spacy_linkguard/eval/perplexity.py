@@ -5,10 +5,12 @@ The paper scores fluency with gemma-3-1b-pt; here the default is Gemma 3
 and extracted into the project's models/ folder by `fetch-models`.
 transformers de-quantizes a GGUF into a torch model, so no extra runtime is needed.
 """
+import hashlib
+import json
 import math
 import os
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import Errors, LinkguardError
 from ..llm.local_models import offline_env
@@ -85,38 +87,123 @@ def perplexity_from_nll(total_nll: float, n_tokens: int) -> Optional[float]:
     return math.exp(total_nll / n_tokens)
 
 
+def model_fingerprint(folder: Path, gguf: Optional[str]) -> str:
+    """What identifies the scoring model's weights, without loading it.
+
+    A folder converted by `fetch-models` is named by the sha256 of its source
+    GGUF and its dtype (the marker file); a GGUF file by its own sha256; any
+    other transformers folder by the sha256 of its config and the sizes of its
+    weight files. The same weights converted on another machine (e.g. a GPU
+    machine) get the same fingerprint, so their scores can be shared.
+    """
+    from ..llm.local_models import MARKER, sha256_file
+
+    folder = Path(folder)
+    if gguf:
+        return "gguf:" + sha256_file(folder / gguf)
+    marker = folder / MARKER
+    if marker.is_file():
+        info = json.loads(marker.read_text(encoding="utf8"))
+        return f"gguf:{info.get('sha256')}:{info.get('dtype')}"
+    digest = hashlib.sha256((folder / "config.json").read_bytes())
+    for f in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")):
+        digest.update(f"{f.name}:{f.stat().st_size}".encode())
+    return "folder:" + digest.hexdigest()
+
+
+class PerplexityCache:
+    """Scores of texts already computed, in a JSONL file (one object a line).
+
+    A line is `{"key", "nll", "n_tokens", "device"}`; the key is the sha256 of
+    the model fingerprint, the window settings and the text, so a cache never
+    answers for another model, window or text. New scores are appended (a
+    half-written last line from an interrupted run is ignored). Perplexity is
+    the expensive metric; with a cache it can be computed once on a GPU machine
+    (`perplexity` command) and read by `evaluate` anywhere.
+    """
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.entries: Dict[str, Tuple[float, int]] = {}
+        if self.path.is_file():
+            for line in self.path.read_text(encoding="utf8").splitlines():
+                try:
+                    obj = json.loads(line)
+                    self.entries[obj["key"]] = (float(obj["nll"]), int(obj["n_tokens"]))
+                except (ValueError, KeyError, TypeError):
+                    continue
+
+    @staticmethod
+    def key(fingerprint: str, max_length: int, stride: int, text: str) -> str:
+        return hashlib.sha256(f"{fingerprint}\n{max_length}\n{stride}\n{text}".encode("utf8")).hexdigest()
+
+    def get(self, key: str) -> Optional[Tuple[float, int]]:
+        return self.entries.get(key)
+
+    def add(self, key: str, nll: float, n_tokens: int, device: str) -> None:
+        self.entries[key] = (nll, n_tokens)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf8") as f:
+            f.write(json.dumps({"key": key, "nll": nll, "n_tokens": n_tokens, "device": device}) + "\n")
+
+
 class PerplexityScorer:
-    """A causal LM that scores documents (sliding window over long texts)."""
+    """A causal LM that scores documents (sliding window over long texts).
+
+    The model is loaded on the first text that is not in `cache`, so a run
+    whose texts are all cached needs no model weights in memory.
+    """
 
     def __init__(self, name: str = DEFAULT_PPL_MODEL, *, models_dir: Optional[Path] = None,
-                 max_length: int = 1024, stride: int = 512, device: str = "cpu"):
-        """Load the model (GGUF or transformers folder), offline.
+                 max_length: int = 1024, stride: int = 512, device: str = "cpu",
+                 cache: Optional[Path] = None):
+        """Find the model (GGUF or transformers folder); load it when first needed, offline.
 
+        cache (Optional[Path]): A `PerplexityCache` JSONL file read and extended.
         RAISES: LinkguardError E252 when the model is missing or cannot be loaded.
         """
-        folder, gguf = locate_causal_lm(name, models_dir)
+        self.folder, self.gguf = locate_causal_lm(name, models_dir)
+        self.device = device
+        self.name = name
+        self.file = str(self.folder / self.gguf) if self.gguf else str(self.folder)
+        self.max_length = max_length
+        self.stride = min(stride, max_length - 1)
+        self.cache = PerplexityCache(cache) if cache is not None else None
+        self.fingerprint = model_fingerprint(self.folder, self.gguf) if cache is not None else None
+        self.n_cached = self.n_computed = 0
+        self._model = self._tokenizer = None
+
+    def _load(self) -> None:
         offline_env()
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        kwargs = {"gguf_file": gguf} if gguf else {}
+        kwargs = {"gguf_file": self.gguf} if self.gguf else {}
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(str(folder), **kwargs)
-            self.model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=torch.float32, **kwargs)
+            self._tokenizer = AutoTokenizer.from_pretrained(str(self.folder), **kwargs)
+            self._model = AutoModelForCausalLM.from_pretrained(str(self.folder), dtype=torch.float32, **kwargs)
         except (OSError, ValueError) as e:  # missing files, unsupported GGUF architecture
-            raise LinkguardError(Errors.E252.format(detail=f"{folder / (gguf or '')}: {e}")) from None
-        self.model.to(device).eval()
-        self.device = device
-        self.name = name
-        self.file = str(folder / gguf) if gguf else str(folder)
-        self.max_length = max_length
-        self.stride = min(stride, max_length - 1)
+            raise LinkguardError(Errors.E252.format(detail=f"{self.folder / (self.gguf or '')}: {e}")) from None
+        self._model.to(self.device).eval()
         self._torch = torch
+
+    @property
+    def model(self):
+        if self._model is None:
+            self._load()
+        return self._model
+
+    @property
+    def tokenizer(self):
+        if self._tokenizer is None:
+            self._load()
+        return self._tokenizer
 
     def token_nll(self, text: str) -> Tuple[float, int]:
         """Summed negative log-likelihood (nats) and number of scored tokens."""
+        tokenizer, model = self.tokenizer, self.model
         torch = self._torch
-        ids = self.tokenizer(text, return_tensors="pt").input_ids[0]
+        ids = tokenizer(text, return_tensors="pt").input_ids[0]
         total, count = 0.0, 0
         for begin, end, n_scored in window_spans(len(ids), self.max_length, self.stride):
             if n_scored <= 0:
@@ -127,9 +214,9 @@ class PerplexityScorer:
                 # 262k vocabulary the LM head costs more than the model body,
                 # and full-window logits would take a GB of memory.
                 try:
-                    logits = self.model(window, logits_to_keep=n_scored + 1).logits[0]
+                    logits = model(window, logits_to_keep=n_scored + 1).logits[0]
                 except TypeError:  # a model without logits_to_keep
-                    logits = self.model(window).logits[0]
+                    logits = model(window).logits[0]
                 # Position t predicts token t+1: the last n_scored targets.
                 logits = logits[-(n_scored + 1) : -1].float()
                 targets = window[0, -n_scored:]
@@ -137,9 +224,24 @@ class PerplexityScorer:
             count += n_scored
         return total, count
 
+    def scored_nll(self, text: str) -> Tuple[float, int]:
+        """`token_nll`, read from the cache when it is there (and added when not)."""
+        if self.cache is None:
+            self.n_computed += 1
+            return self.token_nll(text)
+        key = PerplexityCache.key(self.fingerprint, self.max_length, self.stride, text)
+        got = self.cache.get(key)
+        if got is not None:
+            self.n_cached += 1
+            return got
+        nll, n = self.token_nll(text)
+        self.cache.add(key, nll, n, self.device)
+        self.n_computed += 1
+        return nll, n
+
     def perplexity(self, text: str) -> Optional[float]:
         """Perplexity of one text; None when it has fewer than two tokens."""
-        return perplexity_from_nll(*self.token_nll(text))
+        return perplexity_from_nll(*self.scored_nll(text))
 
     def perplexities(self, texts: Sequence[str], *, progress: bool = False) -> List[Optional[float]]:
         from tqdm import tqdm
