@@ -191,7 +191,7 @@ class Errors(metaclass=ErrorsWithCodes):
             "for single N-grams only, or 3 (the default) for combinations of up "
             "to three N-grams.")
     E102 = ("A Detector needs an N-gram index (spacy_linkguard.index.NgramIndex), "
-            "got a {kind} without {missing}. Load one with NgramIndex.load(path).")
+            "got a {kind} without {missing}. Open one with spacy_linkguard.index.open_index(path).")
     E103 = ("Detector.detect expects the document's text as a str, got {kind}. "
             "Pass doc.text for a spaCy Doc.")
     E104 = ("max_combos (the detector's memory budget, in minimal linkable "
