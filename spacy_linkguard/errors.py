@@ -193,18 +193,20 @@ class Errors(metaclass=ErrorsWithCodes):
             "for single N-grams only, or 3 (the default) for combinations of up "
             "to three N-grams.")
     E102 = ("A Detector needs an N-gram index (spacy_linkguard.index.NgramIndex), "
-            "got a {kind} without {missing}. Load one with NgramIndex.load(path).")
+            "got a {kind} without {missing}. Open one with spacy_linkguard.index.open_index(path).")
     E103 = ("Detector.detect expects the document's text as a str, got {kind}. "
             "Pass doc.text for a spaCy Doc.")
     E104 = ("max_combos (the detector's memory budget, in minimal linkable "
             "combinations held at once) must be an integer >= 1, got {value}. "
             "Leave it at its default ({default}), or raise it to keep the exact "
             "counts and the global greedy hitting set on longer texts.")
-    E110 = ("The linkguard component has no index configured (index = {value}). "
-            "Build one with `python -m spacy_linkguard index ...` and pass its "
-            "folder: nlp.add_pipe(\"linkguard\", config={{\"index\": \"path/to/index\"}}).")
-    E111 = ("Cannot open the N-gram index of the linkguard component at {path}: "
-            "{detail}. Check the path, or rebuild the index there.")
+    E110 = ("The linkguard component has no index (index = {value}). Build one "
+            "with `python -m spacy_linkguard build-index CORPUS.jsonl DIR` and give "
+            "its folder to nlp.initialize() in the config: "
+            "[initialize.components.linkguard] index = \"DIR\" (or call "
+            "nlp.get_pipe(\"linkguard\").initialize(index=\"DIR\")).")
+    E111 = ("Cannot open the N-gram index at {path}: {detail}. Check the path, or "
+            "rebuild the index there.")
     E112 = ("The N-gram index at {path} changed since this pipeline was saved: "
             "checksum {found} now, {expected} when saved. Detection results would "
             "silently differ. Point the component at the original index, or "
@@ -212,6 +214,10 @@ class Errors(metaclass=ErrorsWithCodes):
     E113 = ("The linkguard component saved in {path} has no {field!r} setting "
             "in cfg.json. The folder is incomplete or from another component: "
             "save the pipeline again with nlp.to_disk.")
+    E114 = ("The index given to the {name} component must be an index folder (str "
+            "or Path) or an index opened with spacy_linkguard.index.open_index, got "
+            "{kind}. Pass the folder in the config: [initialize.components.{name}] "
+            "index = \"DIR\".")
 
     # --- E150-E199: de-identification -------------------------------------
     E150 = ("De-identification needs Presidio ({range}), which could not be "

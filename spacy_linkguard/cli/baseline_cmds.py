@@ -74,10 +74,10 @@ def paraphrase_cmd(
         if spans_only and index is not None:
             from ..baselines.rewriter import LexicalRewriter
             from ..detect import Detector
-            from ..index import NgramIndex
+            from ..index import open_index
             from ..rewrite import RewriteLoop
 
-            detector = Detector(NgramIndex.load(index), k=k, max_arity=max_arity)
+            detector = Detector(open_index(index), k=k, max_arity=max_arity)
             loop = RewriteLoop(detector, LexicalRewriter(paraphraser), max_passes=passes, guarantee=guarantee)
         records = list(islice(iter_records(queries), limit))
         given_spans = read_spans(spans_file) if spans_only and loop is None and spans_file else {}

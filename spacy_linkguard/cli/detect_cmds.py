@@ -41,12 +41,12 @@ def detect_cmd(
     from ..corpus import count_lines, iter_records
     from ..detect import Detector
     from ..errors import LinkguardError
-    from ..index import NgramIndex
+    from ..index import open_index
     from ..pipeline.linkguard import requested_settings
     from .output import atomic_output
 
     try:
-        idx = NgramIndex.load(index, verify=verify)
+        idx = open_index(index, verify=verify)
         settings = requested_settings(idx.settings, max_n=max_n, placeholder=placeholder)
         detector = Detector(idx, k=k, max_arity=max_arity, settings=settings)
         records = iter_records(queries)
@@ -90,19 +90,20 @@ def show_cmd(
     from ..corpus import count_lines, iter_records
     from ..display import render_report
     from ..errors import LinkguardError
+    from ..index import open_index
     from ..pipeline import factories  # noqa: F401 -- registers "linkguard" even without entry points
-    from ..pipeline.linkguard import open_index
     from .output import refuse_same_file, write_text_atomic
 
     try:
         check_limit(limit)
         refuse_same_file(out, queries)
-        settings = open_index(index, verify=verify).settings
         nlp = spacy.blank("en")
+        linkguard = nlp.add_pipe("linkguard", config={"k": k, "max_arity": max_arity, "max_n": max_n,
+                                                      "placeholder": placeholder, "verify": verify})
+        linkguard.initialize(nlp=nlp, index=open_index(index, verify=verify))
         # Keep the placeholder one token on the page, as the detector does.
-        nlp.tokenizer.add_special_case(settings.placeholder, [{ORTH: settings.placeholder}])
-        nlp.add_pipe("linkguard", config={"index": str(index), "k": k, "max_arity": max_arity,
-                                          "max_n": max_n, "placeholder": placeholder, "verify": verify})
+        ph = linkguard.settings.placeholder  # the index's
+        nlp.tokenizer.add_special_case(ph, [{ORTH: ph}])
         records = list(islice(iter_records(queries), limit))
         total = len(records) if limit is not None else count_lines(queries)
         # The page only tokenizes: spaCy's max_length (a memory guard for

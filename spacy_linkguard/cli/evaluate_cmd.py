@@ -48,7 +48,7 @@ def evaluate_cmd(
     from ..eval.evaluate import evaluate_systems
     from ..eval.systems import PAPER_ARITY, lines_setting, system_files
     from ..eval.similarity import Embedder, locate_model
-    from ..index import NgramIndex
+    from ..index import open_index
     from ..paths import portable_path
     from .output import write_text_atomic
 
@@ -63,7 +63,7 @@ def evaluate_cmd(
         row_models = {"input": "\u2013", **dict(_pairs(row_model, "--row-model"))}
         settings = dict(_pairs(setting, "--setting"))
         queries_list = list(iter_records(queries))
-        idx = NgramIndex.load(index)
+        idx = open_index(index)
         arities = sorted({1, max_arity})
         detectors = {m: Detector(idx, k=k, max_arity=m) for m in arities}
         embedders, model_info, unavailable = [], [], {}

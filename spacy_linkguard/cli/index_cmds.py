@@ -21,7 +21,7 @@ def build_index_cmd(
     full: bool = typer.Option(False, "--full", help="Store every N-gram (format 2's layout) instead of the "
                               "pruned layout (frequent N-grams plus each document's tokens; the same answers)."),
     shards: Optional[int] = typer.Option(None, "--shards", help="Write a sharded index of this many shards "
-                                         "(split by a hash of the key; NgramIndex.load opens it the same way)."),
+                                         "(split by a hash of the key; it opens as a plain one does)."),
     workers: Optional[int] = typer.Option(None, "--workers", help="Build on a Dask LocalCluster of this many "
                                           "worker processes (sharded; --shards defaults to this number)."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Build on the Dask cluster of this "
@@ -30,7 +30,7 @@ def build_index_cmd(
     """Build the N-gram index of a corpus (every 1..max_n-gram -> its documents)."""
     from ..corpus import count_lines, iter_records
     from ..errors import LinkguardError
-    from ..index import NgramIndex
+    from ..index import NgramIndex, open_index
 
     try:
         if workers is not None or scheduler is not None:
@@ -40,7 +40,7 @@ def build_index_cmd(
             n_shards = shards or max(2, workers or 2)
             build_distributed(corpus, out_dir, NgramSettings(max_n=max_n, placeholder=placeholder),
                               n_shards=n_shards, scheduler=scheduler, n_workers=workers or 2, progress=progress)
-            idx = NgramIndex.load(out_dir)
+            idx = open_index(out_dir)
             typer.echo(f"Indexed {idx.n_docs:,} documents, {idx.n_ngrams:,} distinct N-grams -> {out_dir} "
                        f"({n_shards} shards, built on Dask)")
             return
@@ -62,10 +62,10 @@ def add_docs_cmd(
     """Add documents to an index; the result equals a full rebuild."""
     from ..corpus import count_lines, iter_records
     from ..errors import LinkguardError
-    from ..index import NgramIndex
+    from ..index import open_index
 
     try:
-        idx = NgramIndex.load(index_dir)
+        idx = open_index(index_dir)
         before = idx.n_docs
         records = _Sized(iter_records(corpus), count_lines(corpus)) if corpus.is_file() else iter_records(corpus)
         idx = idx.add_documents(records, memory_budget=memory_budget, progress=progress)
@@ -86,11 +86,11 @@ def index_stats_cmd(
 ) -> None:
     """Print an index's counts and write Figure 2 (posting-list lengths by N, log scale)."""
     from ..errors import LinkguardError
-    from ..index import NgramIndex
+    from ..index import open_index
     from ..index.stats import plot_figure2
 
     try:
-        idx = NgramIndex.load(index_dir, verify=verify)
+        idx = open_index(index_dir, verify=verify)
         stats = idx.stats()
         if not no_figure:
             if figure is None:

@@ -46,7 +46,7 @@ def rewrite_cmd(
     from ..llm.local_models import offline_env
     from ..pipeline.rewrite import result_record
 
-    from ..pipeline.linkguard import open_index
+    from ..index import open_index
     from .detect_cmds import check_limit
     from .output import atomic_output, refuse_same_file
 
@@ -55,11 +55,13 @@ def rewrite_cmd(
         refuse_same_file(output, queries)
         refuse_same_file(output, config)
         offline_env()
-        nlp = load_rewrite_pipeline(config, parse_config_overrides(ctx.args))
+        nlp = load_rewrite_pipeline(config, parse_config_overrides(ctx.args), index=index, component=component)
         if component not in nlp.pipe_names:
             raise LinkguardError(Errors.E215.format(path=config, name=component, pipes=nlp.pipe_names))
-        open_index(index, verify=verify)  # a damaged index fails now, before the model loads (on first use)
-        nlp.get_pipe(component).initialize(index=str(index))
+        # A damaged index fails now, before the model loads (on first use); the
+        # components then get this open index from the opener's cache.
+        open_index(index, verify=verify)
+        nlp.initialize()  # [initialize.components.<component>] index: the --index folder
         tags = rewrite_tags(nlp, component)
         total = count_lines(queries)
         if limit is not None:
@@ -86,8 +88,13 @@ def rewrite_tags(nlp, component: str) -> dict:
     return output_tags(system=pipe.rewriter.system, model=model, k=pipe.cfg["k"], max_arity=pipe.cfg["max_arity"])
 
 
-def load_rewrite_pipeline(config: Path, overrides: Optional[dict] = None):
+def load_rewrite_pipeline(config: Path, overrides: Optional[dict] = None, *, index: Optional[Path] = None,
+                          component: str = "linkguard_rewrite"):
     """Build the pipeline of a rewrite config (the model loads on first use).
+
+    index: the index folder, written where the config reads it: [paths] index
+        (when the config has it) and [initialize.components.<component>] index,
+        for `nlp.initialize()` to hand to the component.
 
     RAISES: LinkguardError E010 when the config file does not exist, E218 when
         it cannot be parsed or validated (spaCy's and confection's errors,
@@ -104,6 +111,8 @@ def load_rewrite_pipeline(config: Path, overrides: Optional[dict] = None):
         raise LinkguardError(Errors.E010.format(path=config, hint=" (e.g. configs/rewrite_cpu.cfg)"))
     try:
         cfg = util.load_config(config, overrides=overrides or {}, interpolate=False)
+        if index is not None:
+            name_index(cfg, component, index)
         return util.load_model_from_config(cfg, auto_fill=True, validate=True)
     except LinkguardError:
         raise
@@ -112,6 +121,16 @@ def load_rewrite_pipeline(config: Path, overrides: Optional[dict] = None):
     except (ConfigParserError, ValueError, KeyError) as e:  # syntax, unknown factory or registered name
         first = str(e).strip().splitlines()[0] if str(e).strip() else ""
         raise LinkguardError(Errors.E218.format(path=config, detail=f"{type(e).__name__}: {first}")) from None
+
+
+def name_index(cfg, component: str, index: Path) -> None:
+    """Name the index folder in `cfg` (a Config) where it is read: [paths] index
+    when the config declares it (a component block may refer to it), and the
+    component's [initialize] block, so a config without either still gets it."""
+    if isinstance(cfg.get("paths"), dict) and "index" in cfg["paths"]:
+        cfg["paths"]["index"] = str(index)
+    init = cfg.setdefault("initialize", {}).setdefault("components", {})
+    init.setdefault(component, {})["index"] = str(index)
 
 
 def _validation_detail(e) -> str:

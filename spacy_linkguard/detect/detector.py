@@ -342,16 +342,15 @@ class _DocFreqCache:
         checksum = getattr(self.index, "checksum", None)
         if checksum != self.checksum:
             self.memo, self.checksum = {}, checksum
-        get = self.memo.get
-        found = [get(key) for key in keys]
-        missing = list(dict.fromkeys(key for key, df in zip(keys, found) if df is None))
+        memo = self.memo
+        missing = [key for key in keys if key not in memo]
         if missing:
-            new = dict(zip(missing, np.asarray(self.index.key_doc_freqs(missing)).tolist()))
-            found = [new[key] if df is None else df for key, df in zip(keys, found)]
-            if len(self.memo) + len(new) > self.max_size:
-                self.memo = {}
-            self.memo.update(new)
-        return np.asarray(found, dtype=np.int64)
+            if len(memo) + len(missing) > self.max_size:
+                memo = self.memo = {}
+                missing = keys
+            missing = list(dict.fromkeys(missing))
+            memo.update(zip(missing, np.asarray(self.index.key_doc_freqs(missing)).tolist()))
+        return np.fromiter(map(memo.__getitem__, keys), dtype=np.int64, count=len(keys))
 
 
 class _PostingCache:

@@ -13,7 +13,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..ngrams import NgramSettings, text_segments
+from ..ngrams import NgramSettings
+from ..ngrams.segments import text_tokens_flat
 
 # (first token, n tokens, key, df); tokens are numbered across the whole text.
 Occurrence = Tuple[int, int, str, int]
@@ -88,21 +89,11 @@ def find_occurrences(text: str, settings: NgramSettings, doc_freqs: DocFreqs, k:
         need them; single N-grams do not).
     RETURNS (Occurrences): minimal rare and (if asked) all frequent occurrences.
     """
-    segments = text_segments(text, settings)
-    tokens: List[str] = []
-    starts: List[int] = []
-    ends: List[int] = []
-    seg_ends: List[int] = []
-    seg_starts: List[int] = []
-    for seg in segments:
-        seg_starts.extend([len(tokens)] * len(seg))
-        tokens.extend(seg.keys)
-        starts.extend(seg.starts)
-        ends.extend(seg.ends)
-        seg_ends.extend([len(tokens)] * len(seg))
+    flat = text_tokens_flat(text, settings)
+    tokens: List[str] = flat.keys
     n_tok = len(tokens)
-    seg_end = np.asarray(seg_ends, dtype=np.int64)
-    seg_start = np.asarray(seg_starts, dtype=np.int64)
+    seg_end = flat.seg_end
+    seg_start = flat.seg_start
     minimal_rare: List[Occurrence] = []
     n_lookups = 0
     # Per length n (index n - 1): the key and df of the occurrence at each token.
@@ -140,13 +131,13 @@ def find_occurrences(text: str, settings: NgramSettings, doc_freqs: DocFreqs, k:
             break
     minimal_rare.sort(key=lambda o: (o[0], o[1]))
     return Occurrences(
-        starts=np.asarray(starts, dtype=np.int64),
-        ends=np.asarray(ends, dtype=np.int64),
+        starts=flat.starts,
+        ends=flat.ends,
         segment_ends=seg_end,
         minimal_rare=minimal_rare,
         frequent=_frequent_table(level_keys if with_frequent else [], level_df if with_frequent else [],
                                  seg_start, k),
-        n_segments=len(segments),
+        n_segments=flat.n_segments,
         n_lookups=n_lookups,
     )
 

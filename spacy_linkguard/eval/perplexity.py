@@ -93,7 +93,7 @@ def model_fingerprint(folder: Path, gguf: Optional[str]) -> str:
     A folder converted by `fetch-models` is named by the sha256 of its source
     GGUF and its dtype (the marker file); a GGUF file by its own sha256; any
     other transformers folder by the sha256 of its config and the sizes of its
-    weight files. The same weights converted on another machine (e.g. a GPU
+    weight files; a folder's tokenizer.json is hashed in as well. The same weights converted on another machine (e.g. a GPU
     machine) get the same fingerprint, so their scores can be shared.
     """
     from ..llm.local_models import MARKER, sha256_file
@@ -101,14 +101,19 @@ def model_fingerprint(folder: Path, gguf: Optional[str]) -> str:
     folder = Path(folder)
     if gguf:
         return "gguf:" + sha256_file(folder / gguf)
+    # The tokenizer counts too: transformers 5.17 converts Gemma 3's GGUF
+    # tokenizer into a different one than 5.24 does (same weights, perplexity
+    # off by orders of magnitude), so scores are shared only with the same file.
+    tok = folder / "tokenizer.json"
+    tok_hash = sha256_file(tok)[:16] if tok.is_file() else "-"
     marker = folder / MARKER
     if marker.is_file():
         info = json.loads(marker.read_text(encoding="utf8"))
-        return f"gguf:{info.get('sha256')}:{info.get('dtype')}"
+        return f"gguf:{info.get('sha256')}:{info.get('dtype')}:tok:{tok_hash}"
     digest = hashlib.sha256((folder / "config.json").read_bytes())
     for f in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")):
         digest.update(f"{f.name}:{f.stat().st_size}".encode())
-    return "folder:" + digest.hexdigest()
+    return f"folder:{digest.hexdigest()}:tok:{tok_hash}"
 
 
 class PerplexityCache:

@@ -16,8 +16,12 @@ inside), and callers then use the tokenizer directly.
 """
 import re
 from functools import lru_cache
+from itertools import chain
+from operator import itemgetter
 from typing import Dict, List, Optional, Tuple
 
+import numpy as np
+from spacy.attrs import IS_PUNCT, IS_SPACE
 from spacy.tokenizer import Tokenizer
 
 from .normalize import token_key
@@ -32,6 +36,7 @@ TextToken = Tuple[int, int, Optional[str]]
 
 # `\S` and `\s` follow `str.isspace`, as spaCy's whitespace split does.
 _CHUNK = re.compile(r"\S+")
+_SPLIT = re.compile(r"(\s+)")  # the complement of _CHUNK: chunks and the whitespace runs between them
 _JOIN = "\n"  # joins a text's new chunks for one spaCy call; a whitespace token, never part of a chunk
 MEMO_SIZE = 200_000  # chunks remembered (about 50 MB); the memo is emptied when full
 
@@ -54,14 +59,7 @@ class ChunkTokenizer:
         """Tokens of `text` (already normalized) in order; whitespace between
         chunks other than one plain space (a blank line) becomes one boundary token."""
         chunks = [(m.start(), m.group()) for m in _CHUNK.finditer(text)]
-        memo = self.memo
-        distinct = list(dict.fromkeys(chunk for _, chunk in chunks))
-        new = [c for c in distinct if c not in memo]
-        if new and len(memo) + len(new) > self.memo_size:
-            memo.clear()  # full: start again with this text's chunks
-            new = distinct
-        if new:
-            memo.update(self._tokenize(new))
+        memo = self._remember([chunk for _, chunk in chunks])
         out: List[TextToken] = []
         prev_end = -1
         for start, chunk in chunks:
@@ -70,6 +68,53 @@ class ChunkTokenizer:
             out.extend([(start + s, start + e, key) for s, e, key in memo[chunk]])
             prev_end = start + len(chunk)
         return out
+
+    def _remember(self, chunks: List[str]) -> Dict[str, Tuple[ChunkToken, ...]]:
+        """The memo, holding every one of `chunks` (new ones tokenized in one spaCy call)."""
+        memo = self.memo
+        distinct = list(dict.fromkeys(chunks))
+        new = [c for c in distinct if c not in memo]
+        if new and len(memo) + len(new) > self.memo_size:
+            memo.clear()  # full: start again with this text's chunks
+            new = distinct
+        if new:
+            memo.update(self._tokenize(new))
+        return memo
+
+    def flat(self, text: str) -> Tuple[List[Optional[str]], np.ndarray, np.ndarray, np.ndarray]:
+        """The tokens of `__call__` as arrays, without a tuple per token: (keys, starts,
+        ends, gap_before). keys: each token's key, None for a boundary token;
+        starts/ends (int64): offsets into `text`; gap_before (bool): a boundary
+        (whitespace other than one plain space) lies between the token and the
+        one before it. `__call__` gives that gap as a boundary token of its own;
+        otherwise the two list the same tokens in the same order."""
+        parts = _SPLIT.split(text)  # chunk, gap, chunk, ..., chunk ("" at an end that is whitespace)
+        lens = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+        offs = np.cumsum(lens) - lens
+        lo = 2 if parts[0] == "" else 0
+        hi = len(parts) - 2 if len(parts) > 1 and parts[-1] == "" else len(parts)
+        chunks = parts[lo:hi:2]
+        if not chunks:
+            empty = np.zeros(0, dtype=np.int64)
+            return [], empty, empty, np.zeros(0, dtype=bool)
+        memo = self._remember(chunks)
+        found = list(map(memo.__getitem__, chunks))
+        tokens = list(chain.from_iterable(found))
+        n = len(tokens)
+        counts = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
+        chunk_of = np.repeat(np.arange(len(chunks)), counts)
+        base = offs[lo:hi:2][chunk_of]
+        starts = base + np.fromiter(map(itemgetter(0), tokens), dtype=np.int64, count=n)
+        ends = base + np.fromiter(map(itemgetter(1), tokens), dtype=np.int64, count=n)
+        keys = list(map(itemgetter(2), tokens))
+        # gaps: number of odd whitespace runs before each chunk
+        odd = np.zeros(len(chunks), dtype=np.int64)
+        odd[1:] = np.fromiter((g != " " for g in parts[lo + 1 : hi : 2]), dtype=bool, count=len(chunks) - 1)
+        seen = np.cumsum(odd)[chunk_of]
+        gap_before = np.zeros(n, dtype=bool)
+        if n:
+            gap_before[1:] = seen[1:] != seen[:-1]
+        return keys, starts, ends, gap_before
 
     def _tokenize(self, chunks: List[str]) -> Dict[str, Tuple[ChunkToken, ...]]:
         """Tokenize new chunks with one spaCy call; split the tokens back by offset."""
@@ -110,4 +155,26 @@ def get_chunk_tokenizer(placeholder: str) -> Optional[ChunkTokenizer]:
     tokenizer = get_tokenizer(placeholder)
     if not can_memoise(tokenizer, placeholder):
         return None
-    return ChunkTokenizer(tokenizer, placeholder)
+    return ChunkTokenizer(lean_copy(tokenizer), placeholder)
+
+
+# The lexeme attributes `ChunkTokenizer._tokenize` reads (Token.is_punct, Token.is_space).
+_LEXEME_ATTRS = (IS_PUNCT, IS_SPACE)
+
+
+def lean_copy(tokenizer: Tokenizer) -> Tokenizer:
+    """A tokenizer with the same rules (so the same tokens) over a vocabulary of its
+    own that computes only the lexeme attributes `ChunkTokenizer` reads. spaCy
+    computes every attribute (shape, prefix, like_num, ...) of each word the
+    first time it sees it; those were a third of the cost of tokenizing new
+    words. `get_tokenizer`'s own tokenizer is not changed."""
+    from spacy.vocab import Vocab
+
+    getters = tokenizer.vocab.lex_attr_getters
+    # No strings given to Vocab: it would make their lexemes before it holds the getters.
+    vocab = Vocab(lex_attr_getters={a: getters[a] for a in _LEXEME_ATTRS if a in getters})
+    lean = Tokenizer(vocab, rules=dict(tokenizer.rules), prefix_search=tokenizer.prefix_search,
+                     suffix_search=tokenizer.suffix_search, infix_finditer=tokenizer.infix_finditer,
+                     token_match=tokenizer.token_match, url_match=tokenizer.url_match,
+                     faster_heuristics=tokenizer.faster_heuristics)
+    return lean

@@ -8,7 +8,9 @@ a run of 1..max_n consecutive tokens inside one segment; its key is the
 case-folded token texts joined by one space.
 """
 from dataclasses import dataclass
-from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
 
 from ..errors import Errors, LinkguardError
 from .chunks import get_chunk_tokenizer
@@ -44,6 +46,64 @@ def text_segments(text: str, settings: NgramSettings) -> List[Segment]:
     if norm.offsets is not None:
         tokens = norm.offsets.map_tokens(tokens)
     return tokens_to_segments(tokens)
+
+
+class FlatTokens(NamedTuple):
+    """The segments of `text_segments`, as one token sequence (the detector's form).
+
+    keys: every segment's token keys, segment after segment.
+    starts, ends (int64): each token's character offsets (as `Segment`).
+    seg_start, seg_end (int64): for each token, the number of the first token of
+        its segment and of the first token after it.
+    n_segments: how many segments.
+    """
+
+    keys: List[str]
+    starts: np.ndarray
+    ends: np.ndarray
+    seg_start: np.ndarray
+    seg_end: np.ndarray
+    n_segments: int
+
+
+def text_tokens_flat(text: str, settings: NgramSettings) -> FlatTokens:
+    """`text_segments(text, settings)` flattened into a `FlatTokens`, computed
+    without a Python object per token where the text's offsets need no map
+    (then exactly `flat_from_segments(text_segments(text, settings))`)."""
+    norm = normalize_text(text)
+    chunked = get_chunk_tokenizer(settings.placeholder)
+    if chunked is None or norm.offsets is not None:
+        return flat_from_segments(text_segments(text, settings))
+    all_keys, starts, ends, gap_before = chunked.flat(norm.text)
+    is_token = np.fromiter((k is not None for k in all_keys), dtype=bool, count=len(all_keys))
+    # a segment starts at a token after a boundary token or a boundary gap (or at the first)
+    after_boundary = np.ones(len(all_keys), dtype=bool)
+    after_boundary[1:] = ~is_token[:-1]
+    at = np.flatnonzero(is_token)
+    first = (after_boundary | gap_before)[at]
+    keys = [k for k in all_keys if k is not None]
+    return _flat(keys, starts[at], ends[at], first)
+
+
+def flat_from_segments(segments: Sequence[Segment]) -> FlatTokens:
+    """The `FlatTokens` of segments (the reference form)."""
+    keys = [k for seg in segments for k in seg.keys]
+    starts = np.fromiter((x for seg in segments for x in seg.starts), dtype=np.int64, count=len(keys))
+    ends = np.fromiter((x for seg in segments for x in seg.ends), dtype=np.int64, count=len(keys))
+    first = np.zeros(len(keys), dtype=bool)
+    first[np.cumsum([0] + [len(seg) for seg in segments])[:-1]] = True
+    return _flat(keys, starts, ends, first)
+
+
+def _flat(keys: List[str], starts: np.ndarray, ends: np.ndarray, first: np.ndarray) -> FlatTokens:
+    """FlatTokens from each token's flag `first` (it starts a segment)."""
+    n = len(keys)
+    seg_firsts = np.flatnonzero(first)
+    seg_of = np.cumsum(first) - 1
+    bounds = np.append(seg_firsts, n).astype(np.int64)
+    return FlatTokens(keys, starts.astype(np.int64, copy=False), ends.astype(np.int64, copy=False),
+                      bounds[:-1][seg_of] if n else np.zeros(0, dtype=np.int64),
+                      bounds[1:][seg_of] if n else np.zeros(0, dtype=np.int64), len(seg_firsts))
 
 
 def normalized_segments(norm_text: str, settings: NgramSettings) -> List[Segment]:

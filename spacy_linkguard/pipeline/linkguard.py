@@ -2,7 +2,9 @@
 
 It runs `spacy_linkguard.detect.Detector` on `doc.text` (which tokenizes the
 text its own way, SPEC.md) and maps the flagged character spans onto the
-Doc's tokens. Registration: `factories.py`. Output:
+Doc's tokens. The index arrives in `initialize` (pipeline/index_arg.py), and
+the N-gram settings (max_n, placeholder) are the index's. Registration:
+`factories.py`. Output:
 
 - `doc.spans[spans_key]`: label NGRAM (minimal rare N-grams) and COMBO
   (candidates chosen to break linkable combinations);
@@ -12,16 +14,16 @@ Doc's tokens. Registration: `factories.py`. Output:
 """
 import dataclasses
 import json
-import os
 import warnings
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Union
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span, SpanGroup
 
 from ..errors import Errors, LinkguardError, LinkguardWarning, Warnings
 from ..ngrams import DEFAULT_MAX_N, DEFAULT_PLACEHOLDER, NgramSettings
+from .index_arg import holds_index, receive_index, relative_path, saved_path
 
 CFG_FILE = "cfg.json"
 DOC_EXTENSIONS = ("linkguard_safe", "linkguard_report")
@@ -39,53 +41,22 @@ def install_extensions() -> None:
             Span.set_extension(name, default=None)
 
 
-_OPEN_INDEXES: Dict[Tuple[str, int], Any] = {}
-
-
-def open_index(path: Union[str, Path], *, verify: bool = False) -> Any:
-    """Open the N-gram index at `path` once per process (memory-mapped, shared).
-
-    The cache key includes meta.json's modification time, so an index rebuilt
-    in place is opened again rather than served stale.
-    verify: check every file's SHA-256 (once per process and index).
-    RAISES: LinkguardError E111 when the folder is missing or not an index,
-        and the coded errors of `NgramIndex.load` for a damaged one.
-    """
-    from ..index import NgramIndex
-
-    path = Path(path).resolve()
-    meta = path / "meta.json"
-    try:
-        stamp = meta.stat().st_mtime_ns
-    except OSError:
-        raise LinkguardError(Errors.E111.format(path=path, detail="no meta.json there")) from None
-    cached = _OPEN_INDEXES.get((str(path), stamp))
-    if cached is None or (verify and not getattr(cached, "verified", False)):
-        try:
-            cached = NgramIndex.load(path, verify=verify)
-        except LinkguardError:
-            raise
-        except (OSError, ValueError, KeyError) as e:
-            raise LinkguardError(Errors.E111.format(path=path, detail=f"{type(e).__name__}: {e}")) from None
-        cached.verified = verify
-        _OPEN_INDEXES[(str(path), stamp)] = cached
-    return cached
-
-
 class Linkguard:
     """Flag the spans that single a Doc out in an N-gram index of a collection.
 
     nlp (Language): The pipeline.
     name (str): The component name.
-    index (str): Folder of an `NgramIndex` (built over the original collection).
+    index (Optional[str]): A shortcut for `initialize(index=...)`: the folder
+        of the index, opened on first use. A config names the folder once, in
+        [initialize.components.<name>] index.
     k (int): Phrase sets matching 1..k-1 documents single out (default 2).
     max_arity (int): 1 = single N-grams only; up to 3 = combinations too.
-    max_n (Optional[int]), placeholder (Optional[str]): None (the default):
-        the index's; a value must equal the index's (E003) -- the same rule as
-        `Detector(index, settings=...)` and the CLI's --max-n/--placeholder.
+    max_n (Optional[int]), placeholder (Optional[str]): Not needed: the
+        index's settings are used. A value given must equal the index's (E003),
+        the rule of `Detector(index, settings=...)` and the CLI's --max-n/--placeholder.
     spans_key (str): Key in `doc.spans` for the flagged spans.
-    verify (bool): check every byte of the index (SHA-256) when it is opened;
-        the cheap checks run on every open anyway.
+    verify (bool): check every byte of the index (SHA-256) when it is opened
+        from a folder; the cheap checks run on every open anyway.
     """
 
     def __init__(
@@ -106,10 +77,9 @@ class Linkguard:
         check_k_and_arity(k, max_arity)  # before the index is opened
         if not isinstance(verify, bool):
             raise LinkguardError(Errors.E207.format(name="verify", expected="true or false", value=verify))
-        self.settings: Optional[NgramSettings] = None
         if max_n is not None or placeholder is not None:  # validated now (E001/E002)
-            self.settings = NgramSettings(max_n=DEFAULT_MAX_N if max_n is None else max_n,
-                                          placeholder=DEFAULT_PLACEHOLDER if placeholder is None else placeholder)
+            NgramSettings(max_n=DEFAULT_MAX_N if max_n is None else max_n,
+                          placeholder=DEFAULT_PLACEHOLDER if placeholder is None else placeholder)
         self.name = name
         self.cfg: Dict[str, Any] = {
             "index": str(index) if index else None,
@@ -120,13 +90,55 @@ class Linkguard:
             "spans_key": spans_key,
             "verify": verify,
         }
+        self._index: Any = None  # the open index, once given or opened
         self._detector: Any = None
         self._expected_checksum: Optional[str] = None
         install_extensions()
 
+    def initialize(
+        self,
+        get_examples: Optional[Callable[[], Iterable[Any]]] = None,
+        *,
+        nlp: Optional[Language] = None,
+        index: Optional[Any] = None,
+    ) -> None:
+        """Receive the N-gram index, as `span_ruler` receives its patterns.
+        Called by `nlp.initialize()` with the settings of [initialize.components.<name>].
+
+        get_examples, nlp: Not used (nothing is trained).
+        index (Union[str, Path, NgramIndex, ShardedIndex]): The index folder
+            (opened with `spacy_linkguard.index.open_index`), or an open index.
+            None: the folder given as the `index` setting.
+        RAISES: LinkguardError E110 (no index given anywhere), E114 (not an
+            index), E003 (max_n/placeholder set and not the index's), and the
+            coded errors of `open_index`.
+        """
+        if index is not None:
+            self.cfg["index"], self._index = receive_index(index, self.name, verify=self.cfg["verify"])
+            self._detector = None
+            self._expected_checksum = None  # a new index, given on purpose
+        self.detector  # noqa: B018 -- open now: a bad index or setting fails here, not on the first Doc
+
     @property
     def spans_key(self) -> str:
         return self.cfg["spans_key"]
+
+    @property
+    def index(self) -> Any:
+        """The open index (`NgramIndex` or `ShardedIndex`), opened on first use.
+
+        RAISES: LinkguardError E110 when none was given.
+        """
+        if self._index is None:
+            if not self.cfg["index"]:
+                raise LinkguardError(Errors.E110.format(value=repr(self.cfg["index"])))
+            self._index = receive_index(self.cfg["index"], self.name, verify=self.cfg["verify"])[1]
+        return self._index
+
+    @property
+    def settings(self) -> NgramSettings:
+        """The N-gram settings in use: the index's (max_n, placeholder)."""
+        return self.index.settings
 
     @property
     def detector(self) -> Any:
@@ -134,9 +146,7 @@ class Linkguard:
         if self._detector is None:
             from ..detect import Detector
 
-            if not self.cfg["index"]:
-                raise LinkguardError(Errors.E110.format(value=repr(self.cfg["index"])))
-            index = open_index(self.cfg["index"], verify=self.cfg["verify"])
+            index = self.index
             self._check_checksum(index)
             self._detector = Detector(index, k=self.cfg["k"], max_arity=self.cfg["max_arity"],
                                       settings=self._wanted_settings(index.settings))
@@ -169,7 +179,7 @@ class Linkguard:
     def _cfg_for_disk(self, folder: Optional[Path] = None) -> Dict[str, Any]:
         cfg = dict(self.cfg)
         if cfg["index"]:
-            cfg["index_checksum"] = open_index(cfg["index"]).checksum
+            cfg["index_checksum"] = self.index.checksum
             if folder is not None:
                 cfg["index"] = relative_path(cfg["index"], folder)
         else:
@@ -184,17 +194,17 @@ class Linkguard:
         # moved index can be given as a config override); else the saved path.
         # Either way its checksum must be the saved one.
         index = cfg["index"]
-        if index and folder is not None and not Path(index).is_absolute():
-            index = os.path.normpath(os.path.join(os.path.abspath(folder), index))
+        if index and folder is not None:
+            index = saved_path(index, folder)
         configured = self.cfg.get("index")
-        if configured and (Path(configured) / "meta.json").is_file():
+        if configured and holds_index(configured):
             index = configured
         settings = {f: cfg[f] for f in _SETTINGS}
         fresh = Linkguard(None, self.name, index=index, verify=bool(cfg.get("verify", self.cfg.get("verify", False))),
                           **settings)  # validates
-        self.cfg, self.settings = fresh.cfg, fresh.settings
+        self.cfg = fresh.cfg
         self._expected_checksum = cfg["index_checksum"]
-        self._detector = None
+        self._index = self._detector = None
         if self.cfg["index"]:
             self.detector  # noqa: B018 -- open now: a changed index is an error at load time
         return self
@@ -220,7 +230,7 @@ class Linkguard:
     def __getstate__(self) -> Dict[str, Any]:
         # The memory-mapped index does not pickle; a worker process reopens it.
         state = dict(self.__dict__)
-        state["_detector"] = None
+        state["_detector"] = state["_index"] = None
         return state
 
 
@@ -236,11 +246,6 @@ def requested_settings(index_settings: NgramSettings, *, max_n: Optional[int] = 
         return None
     NgramSettings(**{"max_n": DEFAULT_MAX_N, "placeholder": DEFAULT_PLACEHOLDER, **given})  # E001/E002
     return dataclasses.replace(index_settings, **given)
-
-
-def relative_path(target: Union[str, Path], folder: Union[str, Path]) -> str:
-    """`target` relative to `folder` (POSIX separators), for paths saved inside `folder`."""
-    return Path(os.path.relpath(Path(target).resolve(), Path(folder).resolve())).as_posix()
 
 
 def set_annotations(doc: Doc, detection: Any, spans_key: str) -> None:

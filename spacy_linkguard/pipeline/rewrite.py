@@ -15,7 +15,6 @@ It detects on `doc.text` itself (through its own `Detector`, or the one of a
 together. Registration: `factories.py`.
 """
 import json
-import os
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
 
@@ -24,6 +23,7 @@ from spacy.tokens import Doc
 from spacy.util import minibatch
 
 from ..errors import Errors, LinkguardError
+from .index_arg import receive_index, relative_path, saved_path
 
 DOC_EXTENSIONS = {
     "linkguard_text": None,
@@ -50,9 +50,12 @@ class LinkguardRewrite:
     model: A `linkguard.HF.v1` model (or any model the loop accepts).
     rewriter: Another rewriting backend (`rewrite/backends.py`), e.g.
         `linkguard.LexicalRewriter.v1`; when given, `task` and `model` are unused.
-    index (Optional[str]): Folder of an `NgramIndex`; None: take the detector
-        of `detector_component`, or give one in `initialize` / `set_detector`.
-    k, max_arity (int): Detection settings for an index given here.
+    index (Optional[str]): A shortcut for `initialize(index=...)`: the index
+        folder. None: the index arrives in `initialize` ([initialize.components.<name>]
+        index in a config), else the detector of `detector_component` is
+        borrowed, or one is given with `set_detector`.
+    k, max_arity (int): Detection settings for the index (its own max_n and
+        placeholder are used; the backend's placeholder must be the index's, E210).
     max_passes, guarantee, max_retries: See `RewriteLoop`.
     detector_component (str): Pipe whose `detector` is reused when no index is given.
     batch_size (int): Documents rewritten together by `pipe`.
@@ -100,6 +103,7 @@ class LinkguardRewrite:
             "batch_size": batch_size,
             **getattr(rewriter, "cfg", {}),
         }
+        self._index: Any = None  # an open index given to `initialize`
         self._detector: Any = None
         self._loop: Any = None
         install_extensions()
@@ -117,11 +121,12 @@ class LinkguardRewrite:
         RAISES: LinkguardError E209 when there is none.
         """
         if self._detector is None:
-            if self.cfg["index"]:
+            if self._index is not None or self.cfg["index"]:
                 from ..detect import Detector
-                from .linkguard import open_index
 
-                index = open_index(self.cfg["index"])
+                index = self._index
+                if index is None:
+                    index = receive_index(self.cfg["index"], self.name)[1]
                 self._detector = Detector(index, k=self.cfg["k"], max_arity=self.cfg["max_arity"])
             elif self.cfg["detector_component"] in self.nlp.pipe_names:
                 self._detector = self.nlp.get_pipe(self.cfg["detector_component"]).detector
@@ -147,11 +152,19 @@ class LinkguardRewrite:
 
     def initialize(
         self, get_examples: Optional[Callable[[], Iterable[Any]]] = None, *, nlp: Optional[Language] = None,
-        index: Optional[str] = None,
+        index: Optional[Any] = None,
     ) -> None:
-        """Data arrives here: `index` (a folder) replaces the configured one."""
-        if index:
-            self.cfg["index"] = str(index)
+        """Receive the N-gram index, as `span_ruler` receives its patterns.
+        Called by `nlp.initialize()` with the settings of [initialize.components.<name>].
+
+        get_examples, nlp: Not used (nothing is trained).
+        index (Union[str, Path, NgramIndex, ShardedIndex]): The index folder
+            (opened now with `spacy_linkguard.index.open_index`), or an open
+            index; it replaces a configured one. None: keep what there is.
+        RAISES: LinkguardError E114 (not an index) and the coded errors of `open_index`.
+        """
+        if index is not None:
+            self.cfg["index"], self._index = receive_index(index, self.name)
             self._detector = None
             self._loop = None
 
@@ -183,8 +196,6 @@ class LinkguardRewrite:
         if CFG_FILE not in exclude:
             cfg = dict(self.cfg)
             if cfg["index"]:  # relative to the saved component: no absolute path in a saved pipeline
-                from .linkguard import relative_path
-
                 cfg["index"] = relative_path(cfg["index"], path)
             (path / CFG_FILE).write_text(json.dumps(cfg, indent=2) + "\n", encoding="utf-8")
 
@@ -192,14 +203,14 @@ class LinkguardRewrite:
         cfg_path = Path(path) / CFG_FILE
         if CFG_FILE not in exclude and cfg_path.is_file():
             cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
-            if cfg.get("index") and not Path(cfg["index"]).is_absolute():
-                cfg["index"] = os.path.normpath(os.path.join(os.path.abspath(path), cfg["index"]))
+            if cfg.get("index"):
+                cfg["index"] = saved_path(cfg["index"], path)
             self._load_cfg(cfg)
         return self
 
     def _load_cfg(self, cfg: Dict[str, Any]) -> None:
         self.cfg.update({k: v for k, v in cfg.items() if k in self.cfg})
-        self._detector = None
+        self._index = self._detector = None
         self._loop = None
 
 

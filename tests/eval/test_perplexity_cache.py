@@ -82,6 +82,10 @@ def test_fingerprint_follows_the_weights_not_the_path(tmp_path, model_dir):
     (b / "linkguard-converted.json").write_text(json.dumps({**marker, "dtype": "bfloat16"}))
     assert model_fingerprint(a, None) != model_fingerprint(b, None)
     assert model_fingerprint(model_dir, None) != model_fingerprint(a, None)
+    (a / "tokenizer.json").write_text('{"model": "one"}')
+    (b / "linkguard-converted.json").write_text(json.dumps(marker))
+    (b / "tokenizer.json").write_text('{"model": "another"}')
+    assert model_fingerprint(a, None) != model_fingerprint(b, None)  # same weights, another tokenizer
 
 
 def test_perplexity_command_reads_the_cache(tmp_path, model_dir):

@@ -125,3 +125,21 @@ def test_grouped_sdpa_with_static_cache_changes_no_token(parts):
     finally:
         parts[0].set_attn_implementation("sdpa")
     assert [(g.text, g.completion_tokens) for g in gens] == [(g.text, g.completion_tokens) for g in reference]
+
+
+def test_num_threads_sets_torch_threads_and_keeps_the_tokens(parts):
+    import torch
+
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        reference = _greedy(parts, batch_size=2).generate(PROMPTS)
+        assert torch.get_num_threads() == 2  # None leaves torch's setting alone
+        one = _greedy(parts, batch_size=2, num_threads=1)
+        assert torch.get_num_threads() == 1
+        assert [g.text for g in one.generate(PROMPTS)] == [g.text for g in reference]
+    finally:
+        torch.set_num_threads(before)
+    for bad in (0, -1, 1.5):
+        with pytest.raises(LinkguardError, match="E207"):
+            _greedy(parts, num_threads=bad)

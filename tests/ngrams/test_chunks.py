@@ -143,3 +143,47 @@ def test_special_cases_split_by_whitespace_match_spacy():
                 assert text_segments(text, S) == reference_segments(text), repr(text)
                 tried += 1
     assert tried > 1000
+
+
+def _flat_equal(a, b):
+    import numpy as np
+
+    return (a.keys == b.keys and a.n_segments == b.n_segments
+            and all(np.array_equal(x, y) for x, y in zip(a[1:5], b[1:5])))
+
+
+@pytest.mark.parametrize("seed", [6, 7])
+def test_flat_tokens_match_segments(seed):
+    # The detector's flat form (no tuple per token) against text_segments,
+    # on generated and bundled texts and texts with whitespace at the ends.
+    from spacy_linkguard.ngrams.segments import flat_from_segments, text_tokens_flat
+
+    texts = list(generated_texts(300, seed)) + list(bundled_texts(30))
+    texts += ["", " ", "\n\n", "a", " a ", "a  b", "\n\na. b\n\n", "[REDACTED]", "x [REDACTED]. y z"]
+    for text in texts:
+        assert _flat_equal(text_tokens_flat(text, S), flat_from_segments(text_segments(text, S))), repr(text)
+
+
+@pytest.mark.parametrize("seed", [8, 9])
+def test_chunk_flat_matches_call_on_raw_text(seed):
+    # `flat` gives the tokens of `__call__`, its whitespace boundary tokens as
+    # gap flags, also on raw text with odd gaps between chunks.
+    tokenizer = get_chunk_tokenizer(S.placeholder)
+    for text in list(generated_texts(200, seed)) + ["", " ", " a\tb  c ", "\u3000x", "a\n\nb"]:
+        keys, starts, ends, gap = tokenizer.flat(text)
+        got, prev_end = [], -1
+        for key, s, e, g in zip(keys, starts.tolist(), ends.tolist(), gap.tolist()):
+            if g:
+                got.append((prev_end, s, None))
+            got.append((s, e, key))
+            prev_end = e
+        assert got == tokenizer(text), repr(text)
+
+
+def test_lean_tokenizer_flags_like_spacy():
+    # The chunk tokenizer's own vocabulary computes only is_punct / is_space.
+    tokenizer = get_chunk_tokenizer(S.placeholder).tokenizer
+    full = get_tokenizer(S.placeholder)
+    text = " ".join(WORDS) + " \n\n . , ; : ( ) [ ] ' \" \u2014 \u00a7"
+    assert [(t.text, t.idx, t.is_punct, t.is_space) for t in tokenizer(text)] == [
+        (t.text, t.idx, t.is_punct, t.is_space) for t in full(text)]

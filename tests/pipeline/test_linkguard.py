@@ -142,7 +142,7 @@ def test_config_errors(index_dir, tmp_path):
         spacy.blank("en").add_pipe("linkguard")(spacy.blank("en")("a b"))
     with pytest.raises(LinkguardError, match="E003"):
         make_nlp(index_dir, max_n=4)("alpha beta")
-    with pytest.raises(LinkguardError, match="E111"):
+    with pytest.raises(LinkguardError, match="E059"):  # the opener's code, as in every command
         make_nlp(tmp_path / "missing")("alpha beta")
     with pytest.raises(LinkguardError, match="E100"):
         make_nlp(index_dir, k=1)
@@ -197,3 +197,86 @@ def test_spans_that_do_not_fit_the_doc_are_reported(index_dir, texts):
         set_annotations(short, res, "linkguard")
     assert len(short.spans["linkguard"]) < len(res.spans)
     assert short._.linkguard_safe is res.safe
+
+
+CONFIG = """
+[paths]
+index = null
+
+[nlp]
+lang = "en"
+pipeline = ["linkguard"]
+
+[components]
+
+[components.linkguard]
+factory = "linkguard"
+k = 2
+max_arity = 3
+
+[initialize]
+
+[initialize.components]
+
+[initialize.components.linkguard]
+index = ${paths.index}
+"""
+
+
+def test_the_index_arrives_in_initialize_from_the_config(index_dir, texts, tmp_path):
+    from spacy.util import load_config_from_str, load_model_from_config
+
+    cfg = load_config_from_str(CONFIG, overrides={"paths.index": str(index_dir)}, interpolate=False)
+    nlp = load_model_from_config(cfg, auto_fill=True, validate=True)
+    assert nlp.get_pipe("linkguard").cfg["index"] is None  # not in the component block
+    nlp.initialize()
+    assert nlp.get_pipe("linkguard").cfg["index"] == str(index_dir)
+    expected = make_nlp(index_dir)
+    assert [doc_result(nlp(t)) for t in texts] == [doc_result(expected(t)) for t in texts]
+    # saved and loaded without initialize: the folder travels in cfg.json (relative)
+    nlp.to_disk(tmp_path / "pipe")
+    saved = json.loads((tmp_path / "pipe" / "linkguard" / "cfg.json").read_text())
+    assert not saved["index"].startswith("/")
+    loaded = spacy.load(tmp_path / "pipe")
+    assert [doc_result(loaded(t)) for t in texts] == [doc_result(expected(t)) for t in texts]
+
+
+def test_initialize_takes_an_open_index_and_reads_its_settings(index_dir, texts):
+    from spacy_linkguard.index import open_index
+
+    index = open_index(index_dir)
+    nlp = spacy.blank("en")
+    linkguard = nlp.add_pipe("linkguard")
+    linkguard.initialize(nlp=nlp, index=index)
+    assert linkguard.index is index and linkguard.detector.index is index
+    assert linkguard.settings == index.settings and linkguard.cfg["index"] == str(index.path)
+    assert doc_result(nlp(texts[0])) == doc_result(make_nlp(index_dir)(texts[0]))
+    # a path opens through the same cache: the same object
+    other = spacy.blank("en").add_pipe("linkguard")
+    other.initialize(index=str(index_dir))
+    assert other.index is index
+
+
+def test_initialize_errors(index_dir):
+    with pytest.raises(LinkguardError, match="E110"):
+        spacy.blank("en").add_pipe("linkguard").initialize()
+    with pytest.raises(LinkguardError, match="E114"):
+        spacy.blank("en").add_pipe("linkguard").initialize(index=42)
+    # max_n / placeholder need not be set; set and different from the index's: E003, at initialize
+    with pytest.raises(LinkguardError, match="E003"):
+        spacy.blank("en").add_pipe("linkguard", config={"max_n": 4}).initialize(index=str(index_dir))
+    with pytest.raises(LinkguardError, match="E003"):
+        spacy.blank("en").add_pipe("linkguard", config={"placeholder": "[X]"}).initialize(index=str(index_dir))
+    same = spacy.blank("en").add_pipe("linkguard", config={"max_n": 8, "placeholder": "[REDACTED]"})
+    same.initialize(index=str(index_dir))  # equal to the index's: accepted
+
+
+def test_a_sharded_index_through_initialize_and_disk(corpus, index_dir, texts, tmp_path):
+    NgramIndex.build([Record(id=i, text=t) for i, t in corpus], tmp_path / "sharded", progress=False, shards=2)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("linkguard").initialize(index=str(tmp_path / "sharded"))
+    plain = make_nlp(index_dir)
+    assert [doc_result(nlp(t)) for t in texts] == [doc_result(plain(t)) for t in texts]
+    nlp.to_disk(tmp_path / "pipe")
+    loaded = spacy.load(tmp_path / "pipe", config={"components": {"linkguard": {"index": str(tmp_path / "sharded")}}})
+    assert doc_result(loaded(texts[0])) == doc_result(plain(texts[0]))

@@ -61,6 +61,62 @@ def test_index_can_arrive_in_initialize(index_dir):
     assert brute_force(nlp(QUERY)._.linkguard_text, DictIndex(CORPUS)).safe
 
 
+def test_initialize_takes_an_open_index(index_dir):
+    from spacy_linkguard.index import open_index
+
+    index = open_index(index_dir)
+    nlp = make_nlp()
+    comp = nlp.get_pipe("linkguard_rewrite")
+    comp.initialize(nlp=nlp, index=index)
+    assert comp.detector.index is index and comp.cfg["index"] == str(index.path)
+    assert brute_force(nlp(QUERY)._.linkguard_text, DictIndex(CORPUS)).safe
+    with pytest.raises(LinkguardError, match="E114"):
+        comp.initialize(index=["not", "an", "index"])
+
+
+def test_a_config_names_the_index_once_in_initialize(index_dir, tmp_path):
+    """As the shipped configs do: [paths] index, read by [initialize.components.linkguard_rewrite]."""
+    from spacy.util import load_config_from_str, load_model_from_config
+
+    text = """
+[paths]
+index = null
+
+[nlp]
+lang = "en"
+pipeline = ["linkguard_rewrite"]
+
+[components]
+
+[components.linkguard_rewrite]
+factory = "linkguard_rewrite"
+max_passes = 8
+
+[components.linkguard_rewrite.task]
+@llm_tasks = "linkguard.Rewrite.v1"
+examples = []
+
+[components.linkguard_rewrite.model]
+@llm_models = "linkguard_test.Canned.v1"
+behaviour = "good"
+
+[initialize]
+
+[initialize.components]
+
+[initialize.components.linkguard_rewrite]
+index = ${paths.index}
+"""
+    cfg = load_config_from_str(text, overrides={"paths.index": str(index_dir)}, interpolate=False)
+    nlp = load_model_from_config(cfg, auto_fill=True, validate=True)
+    nlp.initialize()
+    comp = nlp.get_pipe("linkguard_rewrite")
+    assert comp.cfg["index"] == str(index_dir)
+    assert brute_force(nlp(QUERY)._.linkguard_text, DictIndex(CORPUS)).safe
+    nlp.to_disk(tmp_path / "pipe")  # spacy assemble's way: the folder is saved with the component
+    assert spacy.load(tmp_path / "pipe").get_pipe("linkguard_rewrite").cfg["index"] == str(index_dir)
+
+
 def test_the_detector_of_a_linkguard_component_is_reused(index_dir):
     nlp = spacy.blank("en")
     nlp.add_pipe("linkguard", config={"index": str(index_dir)})

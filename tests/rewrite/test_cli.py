@@ -91,7 +91,7 @@ def assert_coded_failure(res, code):
 
 
 def test_rewrite_with_a_missing_index_folder_gives_a_coded_message(tmp_path):
-    assert_coded_failure(_rewrite(tmp_path, CONFIG), "E111")
+    assert_coded_failure(_rewrite(tmp_path, CONFIG), "E059")  # open_index's code, as in every command
 
 
 @pytest.mark.parametrize("config_text, extra", [
@@ -116,7 +116,7 @@ def test_rewrite_errors_reach_stderr_without_a_traceback(tmp_path):
     # linkguard.OpenAI.v1 builds without a server: nothing is sent before the index is opened
     served = CONFIG.replace('"linkguard_test.Canned.v1"\nbehaviour = "good"',
                             '"linkguard.OpenAI.v1"\nname = "m"\nbase_url = "http://127.0.0.1:9/v1"')
-    for name, text, code in (("bad.cfg", bad, "E218"), ("served.cfg", served, "E111")):
+    for name, text, code in (("bad.cfg", bad, "E218"), ("served.cfg", served, "E059")):
         (tmp_path / name).write_text(text, encoding="utf-8")
         proc = subprocess.run(
             [sys.executable, "-m", "spacy_linkguard", "rewrite", str(tmp_path / "q.jsonl"), "--index",
@@ -125,3 +125,31 @@ def test_rewrite_errors_reach_stderr_without_a_traceback(tmp_path):
         )
         assert proc.returncode == 1, proc.stderr
         assert proc.stderr.startswith(f"[{code}]") and "Traceback" not in proc.stderr, proc.stderr
+
+
+SHIPPED = sorted(p for p in (Path(__file__).resolve().parents[2] / "configs").glob("*.cfg")
+                 if 'factory = "linkguard_rewrite"' in p.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_shipped_configs_name_the_index_once_in_initialize(path, tmp_path):
+    """[paths] index, read only by [initialize.components.linkguard_rewrite]; `rewrite
+    --index` fills it and the component gets the opener's (cached) index."""
+    from spacy.util import load_config
+
+    from spacy_linkguard.cli.rewrite_cmds import load_rewrite_pipeline
+    from spacy_linkguard.index import open_index
+
+    cfg = load_config(path, interpolate=False)
+    assert "index" not in cfg["components"]["linkguard_rewrite"]
+    assert cfg["initialize"]["components"]["linkguard_rewrite"] == {"index": "${paths.index}"}
+    assert "index" in cfg["paths"] and "${paths.index}" not in path.read_text().split("[initialize")[0]
+    # the same config with the canned model (the real ones need weights or a GPU)
+    cfg["components"]["linkguard_rewrite"]["model"] = {"@llm_models": "linkguard_test.Canned.v1", "behaviour": "good"}
+    cfg.to_disk(tmp_path / "rw.cfg")
+    index = tmp_path / "idx"
+    NgramIndex.build([{"id": f"d{i}", "text": t} for i, t in enumerate(CORPUS)], index, progress=False, n_process=1)
+    nlp = load_rewrite_pipeline(tmp_path / "rw.cfg", index=index)
+    nlp.initialize()
+    comp = nlp.get_pipe("linkguard_rewrite")
+    assert comp.cfg["index"] == str(index) and comp.detector.index is open_index(index)

@@ -58,6 +58,12 @@ class HFChatModel:
         once it has written a JSON object whose only key is that field (the
         rewrite task's answer; "replacements" for linkguard.RewriteSpans.v1), instead of running on to its end token
         (`stopping.py`). None: only end tokens and `stop_strings` stop.
+    num_threads (Optional[int]): torch's CPU threads for this process
+        (`torch.set_num_threads`, process-wide), set when the model is
+        installed. None keeps torch's default (one per core). On a shared or
+        busy CPU, threads that spin-wait for each other collapse (measured:
+        2 threads on 2 loaded cores ran a SmolLM2 rewrite 8x slower in CPU
+        time than 1), so the CPU configs set 1.
     """
 
     def __init__(
@@ -81,6 +87,7 @@ class HFChatModel:
         cache_implementation: Optional[str] = None,
         attn_implementation: Optional[str] = None,
         stop_at_json: Optional[str] = None,
+        num_threads: Optional[int] = None,
     ):
         if dtype not in DTYPES:
             raise LinkguardError(Errors.E201.format(value=dtype, name=name, options=", ".join(DTYPES)))
@@ -88,6 +95,7 @@ class HFChatModel:
             ("max_new_tokens", max_new_tokens, isinstance(max_new_tokens, int) and max_new_tokens >= 1),
             ("batch_size", batch_size, isinstance(batch_size, int) and batch_size >= 1),
             ("temperature", temperature, temperature >= 0),
+            ("num_threads", num_threads, num_threads is None or (isinstance(num_threads, int) and num_threads >= 1)),
         ):
             if not ok:
                 raise LinkguardError(Errors.E207.format(name=arg, expected="a positive number", value=value))
@@ -114,6 +122,7 @@ class HFChatModel:
         self.cache_implementation = cache_implementation
         self.attn_implementation = attn_implementation
         self.stop_at_json = stop_at_json
+        self.num_threads = num_threads
         self.n_calls = 0
         self._model = None
         self._tokenizer = None
@@ -275,6 +284,10 @@ class HFChatModel:
 
     def _install(self, model, tok) -> None:
         """Make `model` and `tok` the ones `generate` uses (after loading or `from_objects`)."""
+        if self.num_threads is not None:
+            import torch
+
+            torch.set_num_threads(self.num_threads)
         tok.padding_side = "left"  # generation continues at the right edge
         if tok.pad_token_id is None:
             tok.pad_token = tok.eos_token

@@ -27,6 +27,7 @@ def make_hf_model(
     cache_implementation: Optional[str] = None,
     attn_implementation: Optional[str] = None,
     stop_at_json: Optional[str] = None,
+    num_threads: Optional[int] = None,
 ) -> HFChatModel:
     """linkguard.HF.v1: any Hugging Face causal LM through its chat template,
     batched. See `HFChatModel` for the arguments.
@@ -53,6 +54,7 @@ def make_hf_model(
         cache_implementation=cache_implementation,
         attn_implementation=attn_implementation,
         stop_at_json=stop_at_json,
+        num_threads=num_threads,
     )
 
 
