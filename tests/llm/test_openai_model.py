@@ -41,6 +41,7 @@ class StubServer:
                 pass
 
             def do_POST(self):
+                self._left = False
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with stub.lock:
                     stub.requests.append((self.path, body))
@@ -71,10 +72,19 @@ class StubServer:
                     }
                     self._send(200, json.dumps(reply).encode("utf8"))
                 finally:
+                    self._leave()
+
+            def _leave(self):
+                # A request stops being in flight once its reply is about to be
+                # written: counting until after the write would overlap with the
+                # client's next request, which may arrive as soon as it has read this one.
+                if not self._left:
+                    self._left = True
                     with stub.lock:
                         stub.in_flight -= 1
 
             def _send(self, status, payload):
+                self._leave()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))

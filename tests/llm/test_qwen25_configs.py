@@ -8,7 +8,7 @@ import spacy_linkguard.llm.tasks.rewrite_spans.registry  # noqa: F401 -- registe
 from spacy_linkguard.llm.tasks.rewrite_spans.task import RewriteSpansTask
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
-SPEED_OPTIONS = {"device", "batch_size", "cache_implementation", "attn_implementation"}
+SPEED_OPTIONS = {"device", "batch_size", "cache_implementation", "attn_implementation", "num_threads"}
 
 
 def load(name):
@@ -25,6 +25,7 @@ def test_gpu_and_cpu_variants_differ_only_in_device_and_speed_options():
     assert gpu["model"]["dtype"] == cpu["model"]["dtype"] == "bfloat16"
     assert gpu["model"]["stop_at_json"] == "replacements" and gpu["model"]["device"] == "cuda"
     assert gpu["model"]["name"] == "models/Qwen2.5-Coder-1.5B-Instruct-hf"
+    assert cpu["model"]["num_threads"] == 1 and "num_threads" not in gpu["model"]
 
 
 def test_the_task_section_resolves():
