@@ -78,7 +78,7 @@ class StubServer:
                 # A request stops being in flight once its reply is about to be
                 # written: counting until after the write would overlap with the
                 # client's next request, which may arrive as soon as it has read this one.
-                if not self._left:
+                if not getattr(self, "_left", False):
                     self._left = True
                     with stub.lock:
                         stub.in_flight -= 1
