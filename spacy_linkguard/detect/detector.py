@@ -1,5 +1,6 @@
 """`Detector`: exact linkage detection on plain text against an N-gram index."""
 import time
+from itertools import compress
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
@@ -251,12 +252,20 @@ class Detector:
         if not res.chosen_rare:
             return []
         keys = list(dict.fromkeys(o[2] for o in res.chosen_rare))
-        linked = dict(zip(keys, (self._doc_ids(p) for p in _posting_arrays(self.index, keys))))
-        out = []
-        for first, n, key, df in res.chosen_rare:
-            start, end = res.occurrences.char_span(first, n)
-            out.append(FlaggedSpan(start, end, NGRAM, key, df, linked_ids=linked[key]))
-        return out
+        # df-1 keys: their document as the df lookup found it (no second index lookup)
+        single = self._doc_freqs.single
+        ids = self.index.doc_ids
+        linked = {key: [str(ids[single[key]])] for key in keys if key in single}
+        rest = [key for key in keys if key not in linked]
+        if rest:
+            linked.update(zip(rest, (self._doc_ids(p) for p in _posting_arrays(self.index, rest))))
+        occ = res.occurrences
+        firsts = np.fromiter((o[0] for o in res.chosen_rare), dtype=np.int64, count=len(res.chosen_rare))
+        lasts = firsts + np.fromiter((o[1] for o in res.chosen_rare), dtype=np.int64,
+                                     count=len(res.chosen_rare)) - 1
+        return [FlaggedSpan(start, end, NGRAM, key, df, linked_ids=linked[key])
+                for (_, _, key, df), start, end in zip(res.chosen_rare, occ.starts[firsts].tolist(),
+                                                        occ.ends[lasts].tolist())]
 
     def _combo_spans(self, res: Analysis) -> List[FlaggedSpan]:
         hits = res.hits
@@ -332,7 +341,9 @@ class _DocFreqCache:
         self.index = index
         self.max_size = max_size
         self.memo: Dict[str, int] = {}
+        self.single: Dict[str, int] = {}  # the document of memo's df-1 keys, where the index tells it
         self.checksum = getattr(index, "checksum", None)
+        self._with_docs = getattr(index, "key_doc_freqs_and_docs", None)
 
     def __call__(self, keys: Sequence[str]) -> np.ndarray:
         if self.max_size <= 0:
@@ -341,16 +352,28 @@ class _DocFreqCache:
             return np.asarray([dfs[key] for key in keys], dtype=np.int64)
         checksum = getattr(self.index, "checksum", None)
         if checksum != self.checksum:
-            self.memo, self.checksum = {}, checksum
+            self.memo, self.single, self.checksum = {}, {}, checksum
         memo = self.memo
-        missing = [key for key in keys if key not in memo]
-        if missing:
+        found = list(map(memo.get, keys))  # one probe of the (large) memo per key; None: not there
+        if None in found:
+            at = [i for i, v in enumerate(found) if v is None]
+            missing = list(dict.fromkeys([keys[i] for i in at]))
             if len(memo) + len(missing) > self.max_size:
                 memo = self.memo = {}
-                missing = keys
-            missing = list(dict.fromkeys(missing))
-            memo.update(zip(missing, np.asarray(self.index.key_doc_freqs(missing)).tolist()))
-        return np.fromiter(map(memo.__getitem__, keys), dtype=np.int64, count=len(keys))
+                self.single = {}
+                missing = list(dict.fromkeys(keys))
+                at = range(len(keys))
+            if self._with_docs is not None:
+                dfs, docs = self._with_docs(missing)
+                dfs, docs = np.asarray(dfs).tolist(), np.asarray(docs).tolist()
+                self.single.update(compress(zip(missing, docs), map((0).__le__, docs)))
+            else:
+                dfs = np.asarray(self.index.key_doc_freqs(missing)).tolist()
+            got = dict(zip(missing, dfs))
+            memo.update(got)
+            for i in at:
+                found[i] = got[keys[i]]
+        return np.array(found, dtype=np.int64)
 
 
 class _PostingCache:

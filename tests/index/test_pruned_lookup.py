@@ -60,3 +60,19 @@ def test_absent_tokens_and_hints_match_oracle(tmp_path, seed, max_n):
         got = resolve_misses(misses, idx._key_states, idx._docs, max_n, h)
         assert got.dtype == np.int64 and got.tolist() == expect
     assert resolve_misses([], idx._key_states, idx._docs, max_n, np.zeros(0, np.int64)).tolist() == []
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_key_doc_freqs_and_docs(tmp_path, full):
+    """The df-1 documents `key_doc_freqs_and_docs` gives (the detector's flagged
+    spans use them instead of a second lookup) are those of `key_posting_arrays`."""
+    docs = random_corpus(seed=7, n_docs=40)
+    settings = NgramSettings(max_n=4)
+    idx = NgramIndex.build(docs, tmp_path / "i", max_n=4, progress=False, full=full)
+    keys = detector_order_keys(docs, settings, random.Random(7))
+    df, single = idx.key_doc_freqs_and_docs(keys)
+    assert df.dtype == single.dtype == np.int64
+    assert df.tolist() == idx.key_doc_freqs(keys).tolist()
+    post = idx.key_posting_arrays(keys)
+    assert single.tolist() == [int(p[0]) if len(p) == 1 else -1 for p in post]
+    assert (single >= 0).any() and (df >= 2).any()
