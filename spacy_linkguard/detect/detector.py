@@ -1,6 +1,5 @@
 """`Detector`: exact linkage detection on plain text against an N-gram index."""
 import time
-from itertools import compress
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
@@ -252,11 +251,17 @@ class Detector:
         if not res.chosen_rare:
             return []
         keys = list(dict.fromkeys(o[2] for o in res.chosen_rare))
-        # df-1 keys: their document as the df lookup found it (no second index lookup)
-        single = self._doc_freqs.single
-        ids = self.index.doc_ids
-        linked = {key: [str(ids[single[key]])] for key in keys if key in single}
-        rest = [key for key in keys if key not in linked]
+        linked: Dict[str, List[str]] = {}
+        rest = keys
+        with_docs = getattr(self.index, "key_doc_freqs_and_docs", None)
+        if with_docs is not None:  # df-1 keys (all of them at k=2): the document, without reading postings
+            ids = self.index.doc_ids
+            rest = []
+            for key, d in zip(keys, np.asarray(with_docs(keys)[1]).tolist()):
+                if d >= 0:
+                    linked[key] = [str(ids[d])]
+                else:
+                    rest.append(key)
         if rest:
             linked.update(zip(rest, (self._doc_ids(p) for p in _posting_arrays(self.index, rest))))
         occ = res.occurrences
@@ -341,9 +346,7 @@ class _DocFreqCache:
         self.index = index
         self.max_size = max_size
         self.memo: Dict[str, int] = {}
-        self.single: Dict[str, int] = {}  # the document of memo's df-1 keys, where the index tells it
         self.checksum = getattr(index, "checksum", None)
-        self._with_docs = getattr(index, "key_doc_freqs_and_docs", None)
 
     def __call__(self, keys: Sequence[str]) -> np.ndarray:
         if self.max_size <= 0:
@@ -352,28 +355,16 @@ class _DocFreqCache:
             return np.asarray([dfs[key] for key in keys], dtype=np.int64)
         checksum = getattr(self.index, "checksum", None)
         if checksum != self.checksum:
-            self.memo, self.single, self.checksum = {}, {}, checksum
+            self.memo, self.checksum = {}, checksum
         memo = self.memo
-        found = list(map(memo.get, keys))  # one probe of the (large) memo per key; None: not there
-        if None in found:
-            at = [i for i, v in enumerate(found) if v is None]
-            missing = list(dict.fromkeys([keys[i] for i in at]))
+        missing = [key for key in keys if key not in memo]
+        if missing:
             if len(memo) + len(missing) > self.max_size:
                 memo = self.memo = {}
-                self.single = {}
-                missing = list(dict.fromkeys(keys))
-                at = range(len(keys))
-            if self._with_docs is not None:
-                dfs, docs = self._with_docs(missing)
-                dfs, docs = np.asarray(dfs).tolist(), np.asarray(docs).tolist()
-                self.single.update(compress(zip(missing, docs), map((0).__le__, docs)))
-            else:
-                dfs = np.asarray(self.index.key_doc_freqs(missing)).tolist()
-            got = dict(zip(missing, dfs))
-            memo.update(got)
-            for i in at:
-                found[i] = got[keys[i]]
-        return np.array(found, dtype=np.int64)
+                missing = keys
+            missing = list(dict.fromkeys(missing))
+            memo.update(zip(missing, np.asarray(self.index.key_doc_freqs(missing)).tolist()))
+        return np.fromiter(map(memo.__getitem__, keys), dtype=np.int64, count=len(keys))
 
 
 class _PostingCache:

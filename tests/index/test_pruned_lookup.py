@@ -65,7 +65,7 @@ def test_absent_tokens_and_hints_match_oracle(tmp_path, seed, max_n):
 @pytest.mark.parametrize("full", [False, True])
 def test_key_doc_freqs_and_docs(tmp_path, full):
     """The df-1 documents `key_doc_freqs_and_docs` gives (the detector's flagged
-    spans use them instead of a second lookup) are those of `key_posting_arrays`."""
+    spans use them instead of reading posting lists) are those of `key_posting_arrays`."""
     docs = random_corpus(seed=7, n_docs=40)
     settings = NgramSettings(max_n=4)
     idx = NgramIndex.build(docs, tmp_path / "i", max_n=4, progress=False, full=full)
