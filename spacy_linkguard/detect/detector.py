@@ -251,12 +251,26 @@ class Detector:
         if not res.chosen_rare:
             return []
         keys = list(dict.fromkeys(o[2] for o in res.chosen_rare))
-        linked = dict(zip(keys, (self._doc_ids(p) for p in _posting_arrays(self.index, keys))))
-        out = []
-        for first, n, key, df in res.chosen_rare:
-            start, end = res.occurrences.char_span(first, n)
-            out.append(FlaggedSpan(start, end, NGRAM, key, df, linked_ids=linked[key]))
-        return out
+        linked: Dict[str, List[str]] = {}
+        rest = keys
+        with_docs = getattr(self.index, "key_doc_freqs_and_docs", None)
+        if with_docs is not None:  # df-1 keys (all of them at k=2): the document, without reading postings
+            ids = self.index.doc_ids
+            rest = []
+            for key, d in zip(keys, np.asarray(with_docs(keys)[1]).tolist()):
+                if d >= 0:
+                    linked[key] = [str(ids[d])]
+                else:
+                    rest.append(key)
+        if rest:
+            linked.update(zip(rest, (self._doc_ids(p) for p in _posting_arrays(self.index, rest))))
+        occ = res.occurrences
+        firsts = np.fromiter((o[0] for o in res.chosen_rare), dtype=np.int64, count=len(res.chosen_rare))
+        lasts = firsts + np.fromiter((o[1] for o in res.chosen_rare), dtype=np.int64,
+                                     count=len(res.chosen_rare)) - 1
+        return [FlaggedSpan(start, end, NGRAM, key, df, linked_ids=linked[key])
+                for (_, _, key, df), start, end in zip(res.chosen_rare, occ.starts[firsts].tolist(),
+                                                        occ.ends[lasts].tolist())]
 
     def _combo_spans(self, res: Analysis) -> List[FlaggedSpan]:
         hits = res.hits

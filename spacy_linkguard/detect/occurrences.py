@@ -9,7 +9,7 @@ every df the definitions of SPEC.md need, without touching the N-grams
 that contain an absent or rare one.
 """
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -96,10 +96,11 @@ def find_occurrences(text: str, settings: NgramSettings, doc_freqs: DocFreqs, k:
     seg_start = flat.seg_start
     minimal_rare: List[Occurrence] = []
     n_lookups = 0
-    # Per length n (index n - 1): the key and df of the occurrence at each token.
-    level_keys: List[List[Optional[str]]] = []
+    # Per length n (index n - 1): the key (a list by position for n = 1, then a
+    # dict of the positions looked up) and df of the occurrence at each token.
+    level_keys: List[Union[List[str], Dict[int, str]]] = []
     level_df: List[np.ndarray] = []
-    keys: List[Optional[str]] = list(tokens)
+    keys: Union[List[str], Dict[int, str]] = list(tokens)
     positions = np.arange(n_tok, dtype=np.int64)
     prev_freq: Optional[np.ndarray] = None
     for n in range(1, settings.max_n + 1):
@@ -111,15 +112,16 @@ def find_occurrences(text: str, settings: NgramSettings, doc_freqs: DocFreqs, k:
             fits = positions[: max(n_tok - n + 1, 0)]
             fits = fits[fits + n <= seg_end[fits]]
             look = fits[prev_freq[fits] & prev_freq[fits + 1]]
-            keys = [None] * n_tok
-            for i in look.tolist():
-                keys[i] = f"{prev_keys[i]} {tokens[i + n - 1]}"
+            at = look.tolist()
+            asked = [a + " " + b for a, b in zip(map(prev_keys.__getitem__, at),
+                                                 map(tokens.__getitem__, (look + (n - 1)).tolist()))]
+            keys = dict(zip(at, asked))  # position -> key, for the positions looked up
         df = np.zeros(n_tok, dtype=np.int64)
         if n == 1 and n_tok:
             df[:] = doc_freqs(tokens)
             n_lookups += n_tok
         elif len(look):
-            df[look] = doc_freqs([keys[i] for i in look.tolist()])
+            df[look] = doc_freqs(asked)
             n_lookups += len(look)
         freq = df >= k
         rare = np.nonzero((df >= 1) & (df < k))[0]

@@ -241,6 +241,26 @@ class NgramIndex(TextLookups):
             out[i] = 1
         return out
 
+    def key_doc_freqs_and_docs(self, keys: Sequence[str]):
+        """`key_doc_freqs`, and the document (int64) of each key of df 1 (-1
+        for the others, and where the stored document number is out of range:
+        `key_posting_arrays` then raises E063 as it would)."""
+        if not hasattr(keys, "__len__"):
+            keys = list(keys)
+        ids = self.key_ids(keys)
+        hit = ids >= 0
+        rows = ids[hit]
+        df = self._df.view(np.ndarray)[rows]  # plain views of the memory maps: no memmap object per step
+        out = np.zeros(len(ids), dtype=np.int64)
+        out[hit] = df
+        docs = np.full(len(ids), -1, dtype=np.int64)
+        docs[hit] = np.where(df == 1, self._ref.view(np.ndarray)[rows], -1)
+        for i, d in self._resolved_misses(keys, ids):
+            out[i] = 1
+            docs[i] = d
+        docs[docs >= len(self.doc_ids)] = -1
+        return out, docs
+
     def key_postings(self, keys: Sequence[str]) -> List[BitMap]:
         """Document numbers containing each key; an empty BitMap when absent."""
         if not hasattr(keys, "__len__"):

@@ -94,6 +94,31 @@ def forward_hints(states: np.ndarray) -> np.ndarray:
     return np.where(last >= 0, states[np.maximum(last, 0)], -1)
 
 
+def _hinted(misses: Sequence[str], hints: np.ndarray, keyset: Callable[[int], Set[str]]) -> np.ndarray:
+    """Per key, whether it is in its hint document's N-gram set (one C-level pass per run of equal hints)."""
+    n = len(misses)
+    found = np.zeros(n, dtype=bool)
+    if not n:
+        return found
+    starts = np.flatnonzero(np.concatenate(([True], hints[1:] != hints[:-1])))
+    ends = np.append(starts[1:], n)
+    for a, b, d in zip(starts.tolist(), ends.tolist(), hints[starts].tolist()):
+        if d >= 0:
+            found[a:b] = np.fromiter(map(keyset(d).__contains__, misses[a:b]), dtype=bool, count=b - a)
+    return found
+
+
+def _token_states(tokens: List[str], states_of: Callable[[List[str]], np.ndarray],
+                  known: Dict[str, int]) -> Set[str]:
+    """Adds the states of the distinct `tokens` to `known`; returns those that
+    are not rows (found nowhere), with "" (no token)."""
+    distinct = [t for t in set(tokens) if t and t not in known]
+    known.update(zip(distinct, states_of(distinct).tolist()))
+    absent = {t for t in set(tokens) if known.get(t, ABSENT) == ABSENT}
+    absent.add("")
+    return absent
+
+
 def resolve_misses(misses: Sequence[str], states_of: Callable[[List[str]], np.ndarray], docs: DocTokens,
                    max_n: int, hints: Optional[np.ndarray] = None) -> np.ndarray:
     """For keys that are not rows: their one document (int64), or -1 where df is 0.
@@ -102,47 +127,66 @@ def resolve_misses(misses: Sequence[str], states_of: Callable[[List[str]], np.nd
         for a row with df >= 2, ABSENT when it is not a row (vectorized).
     hints: a document to try first for each key (`forward_hints`): a key that
         is not a row and occurs in a document has df 1, so finding it there
-        settles it. The others are settled from their sub-N-grams: unigrams
-        first (a key with a token found nowhere has df 0), then the (n-1)-grams
-        in rounds of one vectorized lookup, shortest keys first.
+        settles it. The others are settled from their sub-N-grams: first in
+        bulk, a key whose last or first token is found nowhere (not a row)
+        has df 0; then the (n-1)-grams in rounds of one vectorized lookup,
+        shortest keys first.
     """
-    res: Dict[str, int] = {}
+    if not isinstance(misses, list):
+        misses = list(misses)
+    n = len(misses)
+    out = np.full(n, ABSENT, dtype=np.int64)
+    if not n:
+        return out
     keyset = docs.keyset
-    out: List[int] = [ABSENT] * len(misses)
-    open_pos: List[int] = []  # positions not settled by their hint
     if hints is not None:
-        last, found = -1, frozenset()
-        for i, (g, d) in enumerate(zip(misses, hints.tolist())):
-            if d != last:
-                last, found = d, (keyset(d) if d >= 0 else frozenset())
-            if g in found:
-                out[i] = res[g] = d
-            else:
-                open_pos.append(i)
+        hints = np.asarray(hints, dtype=np.int64)
+        hit = _hinted(misses, hints, keyset)
+        out[hit] = hints[hit]
+        open_pos = np.flatnonzero(~hit)
     else:
-        open_pos = list(range(len(misses)))
-    if not open_pos:
-        return np.asarray(out, dtype=np.int64)
-    known: Dict[str, int] = dict.fromkeys(misses, ABSENT)  # none of them is a row
-    rest = [g for g in dict.fromkeys(misses[i] for i in open_pos) if g not in res]
+        open_pos = np.arange(n)
+    if not len(open_pos):
+        return out
+    pos_list = open_pos.tolist()
+    open_keys = [misses[i] for i in pos_list] if len(pos_list) < n else misses
+    # Last tokens in bulk (a key without a space is its own last token: not a row, df 0).
+    lasts = [g[g.rfind(" ") + 1 :] for g in open_keys]
+    known: Dict[str, int] = {}  # states of tokens and sub-N-grams
+    absent = _token_states(lasts, states_of, known)
+    live = ~np.fromiter(map(absent.__contains__, lasts), dtype=bool, count=len(lasts))
+    del lasts
+    if not live.any():
+        return out
+    live_idx = np.flatnonzero(live).tolist()
+    live_keys = [open_keys[i] for i in live_idx]
+    firsts = [g[: g.find(" ")] for g in live_keys]  # each has a space: its last token was not itself
+    absent = _token_states(firsts, states_of, known)
+    live2 = ~np.fromiter(map(absent.__contains__, firsts), dtype=bool, count=len(firsts))
+    del firsts
+    if not live2.any():
+        return out
+    keep = np.flatnonzero(live2).tolist()
+    todo_pos = [pos_list[live_idx[i]] for i in keep]
+    res = _resolve_rest(dict.fromkeys(live_keys[i] for i in keep), known, states_of, keyset, max_n)
+    for i in todo_pos:
+        out[i] = res[misses[i]]
+    return out
+
+
+def _resolve_rest(keys: Dict[str, None], known: Dict[str, int], states_of: Callable[[List[str]], np.ndarray],
+                  keyset: Callable[[int], Set[str]], max_n: int) -> Dict[str, int]:
+    """The document (or ABSENT) of distinct keys that are not rows, from their
+    sub-N-grams; `known`: states already looked up (extended here)."""
+    res: Dict[str, int] = {}
+    known.update(dict.fromkeys(keys, ABSENT))  # none of them is a row
     todo = []
-    for g in rest:
+    for g in keys:
         c = g.count(" ")
-        if c == 0 or c >= max_n or g[0] == " " or g[-1] == " " or "  " in g:
-            res[g] = ABSENT  # a unigram that is not a row, too long, or not a key at all
+        if c >= max_n or "  " in g:
+            res[g] = ABSENT  # too long, or not a key at all
         else:
             todo.append(g)
-    if todo:  # any token found nowhere: df 0
-        ends = [w for w in dict.fromkeys(w for g in todo for w in (g[: g.find(" ")], g[g.rfind(" ") + 1 :]))
-                if w not in known]
-        known.update(zip(ends, states_of(ends).tolist()))
-        keep = []
-        for g in todo:
-            if known[g[: g.find(" ")]] == ABSENT or known[g[g.rfind(" ") + 1 :]] == ABSENT:
-                res[g] = ABSENT
-            else:
-                keep.append(g)
-        todo = keep
     by_n: List[List[Tuple[str, str, str]]] = [[] for _ in range(max_n + 1)]
     queued = set(known)
     while todo:
@@ -167,15 +211,13 @@ def resolve_misses(misses: Sequence[str], states_of: Callable[[List[str]], np.nd
     for level in by_n:
         for g, pre, suf in level:
             d = known[pre]
-            if d == ABSENT:
-                d = res[pre]
+            if d == ABSENT:  # not a row: resolved here, or a token found nowhere (df 0)
+                d = res.get(pre, ABSENT)
             elif d == FREQUENT:
                 d = known[suf]
                 if d == ABSENT:
-                    d = res[suf]
+                    d = res.get(suf, ABSENT)
                 elif d == FREQUENT:
                     d = ABSENT  # both sub-N-grams frequent: the key would be a row
             res[g] = d if d >= 0 and g in keyset(d) else ABSENT
-    for i in open_pos:
-        out[i] = res[misses[i]]
-    return np.asarray(out, dtype=np.int64)
+    return res
