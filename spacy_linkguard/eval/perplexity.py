@@ -93,8 +93,9 @@ def model_fingerprint(folder: Path, gguf: Optional[str]) -> str:
     A folder converted by `fetch-models` is named by the sha256 of its source
     GGUF and its dtype (the marker file); a GGUF file by its own sha256; any
     other transformers folder by the sha256 of its config and the sizes of its
-    weight files; a folder's tokenizer.json is hashed in as well. The same weights converted on another machine (e.g. a GPU
-    machine) get the same fingerprint, so their scores can be shared.
+    weight files; a folder's tokenizer.json is hashed in as well. The same
+    weights and tokenizer converted on another machine (e.g. a GPU machine)
+    get the same fingerprint, so their scores can be shared.
     """
     from ..llm.local_models import MARKER, sha256_file
 
@@ -165,7 +166,8 @@ class PerplexityScorer:
         """Find the model (GGUF or transformers folder); load it when first needed, offline.
 
         cache (Optional[Path]): A `PerplexityCache` JSONL file read and extended.
-        RAISES: LinkguardError E252 when the model is missing or cannot be loaded.
+        RAISES: LinkguardError E252 when the model is missing (here) or cannot
+            be loaded (at the first text that is not cached).
         """
         self.folder, self.gguf = locate_causal_lm(name, models_dir)
         self.device = device
