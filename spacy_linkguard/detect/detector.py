@@ -357,13 +357,13 @@ class _DocFreqCache:
         if checksum != self.checksum:
             self.memo, self.checksum = {}, checksum
         memo = self.memo
-        missing = [key for key in keys if key not in memo]
+        missing = set(keys).difference(memo)  # distinct keys not remembered (set and dict lookups in C)
         if missing:
             if len(memo) + len(missing) > self.max_size:
                 memo = self.memo = {}
-                missing = keys
-            missing = list(dict.fromkeys(missing))
-            memo.update(zip(missing, np.asarray(self.index.key_doc_freqs(missing)).tolist()))
+                missing = set(keys)
+            asked = list(missing)
+            memo.update(zip(asked, np.asarray(self.index.key_doc_freqs(asked)).tolist()))
         return np.fromiter(map(memo.__getitem__, keys), dtype=np.int64, count=len(keys))
 
 

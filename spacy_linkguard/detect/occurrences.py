@@ -9,6 +9,7 @@ every df the definitions of SPEC.md need, without touching the N-grams
 that contain an absent or rare one.
 """
 from dataclasses import dataclass
+from operator import add
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -101,6 +102,7 @@ def find_occurrences(text: str, settings: NgramSettings, doc_freqs: DocFreqs, k:
     level_keys: List[Union[List[str], Dict[int, str]]] = []
     level_df: List[np.ndarray] = []
     keys: Union[List[str], Dict[int, str]] = list(tokens)
+    spaced = [" " + t for t in tokens] if settings.max_n > 1 else []
     positions = np.arange(n_tok, dtype=np.int64)
     prev_freq: Optional[np.ndarray] = None
     for n in range(1, settings.max_n + 1):
@@ -113,8 +115,8 @@ def find_occurrences(text: str, settings: NgramSettings, doc_freqs: DocFreqs, k:
             fits = fits[fits + n <= seg_end[fits]]
             look = fits[prev_freq[fits] & prev_freq[fits + 1]]
             at = look.tolist()
-            asked = [a + " " + b for a, b in zip(map(prev_keys.__getitem__, at),
-                                                 map(tokens.__getitem__, (look + (n - 1)).tolist()))]
+            # key of (i, n) = key of (i, n - 1) + " " + token i + n - 1, joined in C (no frame per key)
+            asked = list(map(add, map(prev_keys.__getitem__, at), map(spaced.__getitem__, (look + (n - 1)).tolist())))
             keys = dict(zip(at, asked))  # position -> key, for the positions looked up
         df = np.zeros(n_tok, dtype=np.int64)
         if n == 1 and n_tok:

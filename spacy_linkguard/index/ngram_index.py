@@ -1,5 +1,6 @@
 """`NgramIndex`: the N-gram inverted index, read side (memory-mapped)."""
 import json
+from itertools import repeat
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
@@ -226,10 +227,9 @@ class NgramIndex(TextLookups):
     # ---- lookups by key (the detector's hot path) -----------------------
     def key_ids(self, keys: Sequence[str]) -> np.ndarray:
         """Row of each key (int64), -1 when absent."""
-        get = self._get
         if not hasattr(keys, "__len__"):
             keys = list(keys)
-        return np.fromiter((get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
+        return np.fromiter(map(self._get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
 
     def key_doc_freqs(self, keys: Sequence[str]) -> np.ndarray:
         """Document frequency (int64) of each key made by `spacy_linkguard.ngrams`; 0 when absent."""

@@ -187,3 +187,38 @@ def test_lean_tokenizer_flags_like_spacy():
     text = " ".join(WORDS) + " \n\n . , ; : ( ) [ ] ' \" \u2014 \u00a7"
     assert [(t.text, t.idx, t.is_punct, t.is_space) for t in tokenizer(text)] == [
         (t.text, t.idx, t.is_punct, t.is_space) for t in full(text)]
+
+
+def _letter_runs_of_affix_patterns(tokenizer):
+    """Every run of ASCII letters in the prefix, suffix and infix patterns
+    ("km", "US", "mph", ...): the words most likely to be split if a rule could
+    split a word of letters."""
+    import re
+
+    patterns = [f.__self__.pattern for f in (tokenizer.prefix_search, tokenizer.suffix_search,
+                                             tokenizer.infix_finditer)]
+    return {run for p in patterns for run in re.findall(r"[A-Za-z]+", p)}
+
+
+def test_plain_words_are_one_token_as_spacy_makes_them():
+    # The memo's shortcut (`is_plain_word`) against the tokenizer itself, on
+    # every plain word of a bundled collection, every string of one or two
+    # ASCII letters, and the letter runs of the affix patterns.
+    tokenizer = get_chunk_tokenizer(S.placeholder)
+    full = get_tokenizer(S.placeholder)
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    words = set(letters) | {a + b for a in letters for b in letters}
+    words |= _letter_runs_of_affix_patterns(full)
+    words |= set(full.rules)  # special cases ("cannot", "Im") must not take the shortcut
+    with (ASSETS / "echr" / "collection.jsonl").open(encoding="utf8") as f:
+        for line in f:
+            words.update(normalize_text(json.loads(line)["text"]).text.split())
+    plain = sorted(w for w in words if tokenizer.is_plain_word(w))
+    assert len(plain) > 15_000 and "cannot" not in plain and "km" in plain
+    got = [[(t.text, t.is_punct) for t in doc] for doc in full.pipe(plain, batch_size=5000)]
+    wrong = [(w, toks) for w, toks in zip(plain, got) if toks != [(w, False)]]
+    assert not wrong, wrong[:10]
+    # The placeholder and non-ASCII or mixed chunks go to the tokenizer.
+    letters_placeholder = ChunkTokenizer(get_tokenizer("XXMASKXX"), "XXMASKXX")
+    assert not letters_placeholder.is_plain_word("fooXXMASKXXbar") and letters_placeholder.is_plain_word("foobar")
+    assert not any(tokenizer.is_plain_word(w) for w in ("Straße", "km2", "it's", "U.S", "", S.placeholder))
