@@ -126,6 +126,8 @@ def test_each_completion_gets_the_next_seed_and_the_generation_options(fake, ggu
     # llama.cpp's own top-k and min-p filters are off: the sampling is the HF backend's
     assert (first["top_k"], first["min_p"], first["repeat_penalty"]) == (0, 0.0, 1.0)
     assert "logits_processor" not in first
+    LlamaCppChatModel(str(gguf), top_k=40).generate(["x"])
+    assert fake.instances[-1].calls[0]["top_k"] == 40
 
 
 def test_replies_and_token_counts_come_from_the_completion(fake, gguf):
@@ -174,7 +176,8 @@ def test_a_prompt_longer_than_the_context_is_a_coded_error(fake, gguf):
 
 
 @pytest.mark.parametrize("arg,value", [("n_threads", 0), ("n_ctx", -1), ("max_new_tokens", 0),
-                                       ("temperature", -0.1), ("n_threads_batch", 0), ("n_threads", True)])
+                                       ("temperature", -0.1), ("n_threads_batch", 0), ("n_threads", True),
+                                       ("top_k", -1)])
 def test_bad_settings_are_coded_errors(fake, gguf, arg, value):
     with pytest.raises(LinkguardError, match=f"E207.*{arg}"):
         LlamaCppChatModel(str(gguf), **{arg: value})

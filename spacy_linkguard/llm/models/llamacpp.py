@@ -34,9 +34,14 @@ class LlamaCppChatModel:
     n_threads_batch (Optional[int]): Threads evaluating prompts; None = `n_threads`.
     n_batch (int): Prompt tokens evaluated per step.
     temperature (float): Sampling temperature; 0 = greedy.
-    top_p (float): Nucleus sampling mass. llama.cpp's own top-k (40) and
-        min-p (0.05) filters are switched off, so the sampling is the HF
-        backend's (`top_k=0`, nothing else).
+    top_p (float): Nucleus sampling mass. llama.cpp's min-p filter (0.05 by
+        default there) is switched off, so with `top_k = 0` the sampling is
+        the HF backend's.
+    top_k (int): Keep the k likeliest tokens before top-p; 0 = off (the HF
+        backend's setting, and the default). Off, each sampled token sorts the
+        whole vocabulary (152k tokens for Qwen2.5: measured 15-20 ms a token
+        here, against 2 ms with 40); 40 (llama.cpp's default) rarely changes
+        what top_p = 0.9 keeps. Greedy decoding (temperature 0) sorts nothing.
     max_new_tokens (int): Completion length limit.
     seed (int): Seed of the first completion (completion i uses seed + i:
         retries differ, runs repeat).
@@ -64,6 +69,7 @@ class LlamaCppChatModel:
         n_batch: int = 512,
         temperature: float = 1.2,
         top_p: float = 1.0,
+        top_k: int = 0,
         max_new_tokens: int = 512,
         seed: int = 0,
         system_prompt: Optional[str] = None,
@@ -79,6 +85,7 @@ class LlamaCppChatModel:
             ("n_batch", n_batch, positive(n_batch)),
             ("max_new_tokens", max_new_tokens, positive(max_new_tokens)),
             ("temperature", temperature, temperature >= 0),
+            ("top_k", top_k, isinstance(top_k, int) and not isinstance(top_k, bool) and top_k >= 0),
         ):
             if not ok:
                 raise LinkguardError(Errors.E207.format(name=arg, expected="a positive number", value=value))
@@ -90,6 +97,7 @@ class LlamaCppChatModel:
         self.n_batch = n_batch
         self.temperature = float(temperature)
         self.top_p = float(top_p)
+        self.top_k = top_k
         self.max_new_tokens = max_new_tokens
         self.seed = seed
         self.system_prompt = system_prompt
@@ -165,7 +173,7 @@ class LlamaCppChatModel:
             max_tokens=self.max_new_tokens,
             temperature=self.temperature,
             top_p=self.top_p,
-            top_k=0,
+            top_k=self.top_k,
             min_p=0.0,
             repeat_penalty=1.0,
             seed=seed,
