@@ -300,7 +300,7 @@ class Errors(metaclass=ErrorsWithCodes):
     E218 = ("Cannot build the pipeline of the config {path}: {detail}. Compare its "
             "sections and values with configs/rewrite_cpu.cfg; a value given on the "
             "command line (--section.key value) must name an existing section.")
-    # E240-E249: the OpenAI-compatible HTTP backend (linkguard.OpenAI.v1) and the GPU benchmark
+    # E240-E242: the OpenAI-compatible HTTP backend (linkguard.OpenAI.v1) and the GPU benchmark
     E240 = ("No reply from the chat-completions endpoint {url} after {tries} tries "
             "(last: {detail}). Start the server (e.g. `vllm serve MODEL --port 8000`), "
             "check `base_url` (it ends in /v1), or raise `timeout`/`max_retries`.")
@@ -310,6 +310,19 @@ class Errors(metaclass=ErrorsWithCodes):
     E242 = ("The endpoint {url} did not return an OpenAI chat completion (expected "
             "JSON with choices[0].message.content), got {preview!r}. Point `base_url` "
             "at an OpenAI-compatible API root such as http://HOST:8000/v1.")
+    # E243-E245: the llama.cpp backend (linkguard.LlamaCpp.v1)
+    E243 = ("linkguard.LlamaCpp.v1 needs llama-cpp-python, which cannot be imported "
+            "({detail}). Install the optional extra: `pip install \"spacy-linkguard[llamacpp]\"` "
+            "(llama-cpp-python 0.3.x has no wheel on PyPI: pip builds llama.cpp from "
+            "source, which needs cmake and a C++ compiler and takes about half an hour on "
+            "one core), or use linkguard.HF.v1 (configs/rewrite_qwen25_1p5b_cpu.cfg).")
+    E244 = ("Cannot load the GGUF model {path}: {detail}. `path` must be a .gguf file "
+            "on this machine, e.g. models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf from "
+            "`python -m spacy_linkguard fetch-models --only qwen2.5-coder-1.5b`; "
+            "nothing is downloaded at run time.")
+    E245 = ("A prompt does not fit the context of the llama.cpp model {path} ({detail}). "
+            "Raise `n_ctx` (now {n_ctx}) in the model section, or make the chunks "
+            "smaller (`max_chunk_chars`, `sentences_per_chunk` in the task section).")
 
     # --- E250-E299: evaluation, baselines and the project -----------------
     # --- E250-E279: evaluation, report and the project (spacy_linkguard/eval)

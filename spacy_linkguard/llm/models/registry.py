@@ -1,9 +1,11 @@
-"""Registration of `linkguard.HF.v1` and `linkguard.OpenAI.v1` (entry point group `thinc_llm_models`)."""
+"""Registration of `linkguard.HF.v1`, `linkguard.OpenAI.v1` and `linkguard.LlamaCpp.v1`
+(entry point group `thinc_llm_models`)."""
 from typing import Any, Dict, List, Optional
 
 from spacy_llm.registry import registry
 
 from .hf import HFChatModel
+from .llamacpp import LlamaCppChatModel
 from .openai import OpenAIChatModel
 
 
@@ -94,4 +96,47 @@ def make_openai_model(
         system_prompt=system_prompt,
         stop_strings=stop_strings,
         extra_body=extra_body,
+    )
+
+
+@registry.llm_models("linkguard.LlamaCpp.v1")
+def make_llamacpp_model(
+    path: str = "models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    n_ctx: int = 4096,
+    n_threads: int = 1,
+    n_threads_batch: Optional[int] = None,
+    n_batch: int = 512,
+    temperature: float = 1.2,
+    top_p: float = 1.0,
+    top_k: int = 0,
+    max_new_tokens: int = 512,
+    seed: int = 0,
+    system_prompt: Optional[str] = None,
+    stop_strings: Optional[List[str]] = None,
+    stop_at_json: Optional[str] = None,
+    chat_format: Optional[str] = None,
+) -> LlamaCppChatModel:
+    """linkguard.LlamaCpp.v1: a GGUF file on the CPU through llama.cpp, one
+    thread by default (optional extra `spacy-linkguard[llamacpp]`). See
+    `LlamaCppChatModel` for the arguments.
+
+    RAISES: LinkguardError E207 (bad setting), E243 (llama-cpp-python not
+        installed), E244 (GGUF file missing or unreadable); at generation
+        E245 (prompt longer than n_ctx).
+    """
+    return LlamaCppChatModel(
+        path,
+        n_ctx=n_ctx,
+        n_threads=n_threads,
+        n_threads_batch=n_threads_batch,
+        n_batch=n_batch,
+        temperature=temperature,
+        top_p=top_p,
+        top_k=top_k,
+        max_new_tokens=max_new_tokens,
+        seed=seed,
+        system_prompt=system_prompt,
+        stop_strings=stop_strings,
+        stop_at_json=stop_at_json,
+        chat_format=chat_format,
     )
