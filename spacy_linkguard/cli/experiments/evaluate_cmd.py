@@ -1,11 +1,12 @@
-"""`evaluate`: score every approach's outputs (SPEC.md "Metrics") into one results JSON."""
+"""`evaluate`: score every approach's outputs (SPEC.md "Metrics") into one results JSON
+(`experiments/evaluate.py`)."""
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
-from ._util import fail
-from .app import app
+from .._util import coded_errors
+from ..app import app
 
 
 def _pairs(values: List[str], option: str) -> List[tuple]:
@@ -37,77 +38,27 @@ def evaluate_cmd(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars on stderr."),
 ) -> None:
     """Linkable proportion (arity 1, <= m), document linkage rate, similarity, perplexity, cost."""
-    import datetime
     import json
-    import warnings
 
-    from ..about import __version__
-    from ..corpus import iter_records
-    from ..detect import Detector
-    from ..errors import Errors, LinkguardError, LinkguardWarning, Warnings
-    from ..eval.evaluate import evaluate_systems
-    from ..eval.systems import PAPER_ARITY, lines_setting, system_files
-    from ..eval.similarity import Embedder, locate_model
-    from ..index import open_index
-    from ..paths import portable_path
-    from .output import write_text_atomic
+    from ...experiments.evaluate import run_evaluation
+    from ..output import write_text_atomic
 
-    try:
-        files = system_files(system)
-        tags = [t for _, _, t in files]
-        k = k if k is not None else (lines_setting(tags, "k") or 2)
-        max_arity = max_arity if max_arity is not None else (lines_setting(tags, "max_arity") or PAPER_ARITY)
-        if max_arity not in (1, 2, 3):
-            raise LinkguardError(Errors.E283.format(name="--max-arity", expected="1, 2 or 3", value=max_arity))
-        systems = [(key, path) for key, path, _ in files]
-        row_models = {"input": "\u2013", **dict(_pairs(row_model, "--row-model"))}
-        settings = dict(_pairs(setting, "--setting"))
-        queries_list = list(iter_records(queries))
-        idx = open_index(index)
-        arities = sorted({1, max_arity})
-        detectors = {m: Detector(idx, k=k, max_arity=m) for m in arities}
-        embedders, model_info, unavailable = [], [], {}
-        for name in [m.strip() for m in sim_models.split(",") if m.strip()]:
-            avail = locate_model(name)
-            if avail.available:
-                embedders.append(Embedder(name))
-                model_info.append({"name": name, "available": True, "path": portable_path(avail.path)})
-            else:
-                warnings.warn(Warnings.W250.format(name=name, reason=avail.reason), LinkguardWarning)
-                unavailable[name] = avail.reason
-                model_info.append({"name": name, "available": False, "reason": avail.reason})
-        scorer = None
-        if ppl_model.lower() != "none":
-            from ..eval.perplexity import PerplexityScorer
-
-            scorer = PerplexityScorer(ppl_model, models_dir=models_dir, max_length=ppl_max_length,
-                                      stride=ppl_max_length // 2, cache=ppl_cache)
-        results = evaluate_systems(
-            queries_list, systems, detectors=detectors, embedders=embedders, unavailable_models=unavailable,
-            scorer=scorer, row_models=row_models, queries_path=str(queries), progress=progress,
-            max_arity=max_arity,
+    row_models = dict(_pairs(row_model, "--row-model"))
+    settings = dict(_pairs(setting, "--setting"))
+    with coded_errors():
+        results = run_evaluation(
+            queries, index, system, k=k, max_arity=max_arity,
+            sim_models=[m.strip() for m in sim_models.split(",") if m.strip()],
+            ppl_model=ppl_model, models_dir=models_dir, ppl_max_length=ppl_max_length, ppl_cache=ppl_cache,
+            row_models=row_models, settings=settings, dataset=dataset, progress=progress,
         )
-    except LinkguardError as e:
-        fail(e)
-    stats = idx.stats()
-    results.update(
-        dataset=dataset,
-        version=__version__,
-        created=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        n_docs=len(queries_list),
-        similarity_models=model_info,
-        perplexity_model=({"name": ppl_model, "file": portable_path(scorer.file),
-                           "cached": scorer.n_cached, "computed": scorer.n_computed} if scorer else None),
-        index={"path": portable_path(index), "n_docs": stats.get("n_docs"), "checksum": stats.get("checksum"),
-               "n_ngrams": stats.get("n_ngrams"), "mean_postings": stats.get("mean_postings")},
-        settings={"dataset": dataset, "queries": portable_path(queries), "k": k, "max_arity": max_arity, **settings},
-    )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(out, json.dumps(results, indent=1, ensure_ascii=False), queries)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(out, json.dumps(results, indent=1, ensure_ascii=False), queries)
+    m = results["settings"]["max_arity"]
     for row in results["systems"]:
-        typer.echo(f"{row['label']:<40} a1 {_f(row.get('linkable_prop_a1'))}  a{max_arity} "
-                   f"{_f(row.get('linkable_prop_a' + str(max_arity)))}  linkage rate "
-                   f"{_f(row.get('linkage_rate_a' + str(max_arity)))}", err=True)
+        typer.echo(f"{row['label']:<40} a1 {_f(row.get('linkable_prop_a1'))}  a{m} "
+                   f"{_f(row.get('linkable_prop_a' + str(m)))}  linkage rate "
+                   f"{_f(row.get('linkage_rate_a' + str(m)))}", err=True)
     typer.echo(f"results -> {out}", err=True)
 
 

@@ -1,11 +1,12 @@
-"""`report`: the evaluation report (Markdown and HTML) from the results of `evaluate`."""
+"""`report`: the evaluation report (Markdown and HTML) from the results of `evaluate`
+(`experiments/report.py`)."""
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from ._util import fail
-from .app import app
+from .._util import coded_errors
+from ..app import app
 
 
 @app.command("report")
@@ -18,29 +19,9 @@ def report_cmd(
     max_doc_pages: int = typer.Option(5, "--max-doc-pages", help="displaCy pages per approach."),
 ) -> None:
     """Write OUT_DIR/report.md and OUT_DIR/report.html in the paper's table layout."""
-    import os
-    import shutil
+    from ...experiments.report import write_report
 
-    from ..errors import LinkguardError
-    from ..eval.report import load_reference, load_results, render_report, write_displacy_pages
-
-    try:
-        res = load_results(results)
-        sem = load_results(semantic) if semantic else None
-    except LinkguardError as e:
-        fail(e)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    figures = {}
-    for name, path in (("figure2", figure2), ("figure3", figure3)):
-        if path is None or not path.is_file():
-            figures[name] = None
-            continue
-        target = out_dir / f"{name}.png"
-        if path.resolve() != target.resolve():
-            shutil.copyfile(path, target)
-        figures[name] = os.path.relpath(target, out_dir)
-    links = write_displacy_pages(res, out_dir, max_docs=max_doc_pages)
-    pages = render_report(res, load_reference(), figures=figures, doc_links=links, semantic=sem)
-    (out_dir / "report.md").write_text(pages["md"], encoding="utf-8")
-    (out_dir / "report.html").write_text(pages["html"], encoding="utf-8")
-    typer.echo(f"report -> {out_dir / 'report.md'}, {out_dir / 'report.html'}", err=True)
+    with coded_errors():
+        written = write_report(results, out_dir, figure2=figure2, figure3=figure3, semantic=semantic,
+                               max_doc_pages=max_doc_pages)
+    typer.echo(f"report -> {written['md']}, {written['html']}", err=True)
