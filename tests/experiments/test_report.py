@@ -1,5 +1,4 @@
 """The report: table layout from a results dict, Markdown and HTML (HTML checked in headless Chromium)."""
-import json
 import re
 import shutil
 import subprocess
