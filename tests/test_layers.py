@@ -1,8 +1,11 @@
-"""Imports run down the layers: detection never imports the rewriting wing.
+"""Imports run down the layers: detection never imports the rewriting wing,
+and nothing in the product imports the paper's evaluation harness.
 
 Detection (ngrams/, index/, detect/, the `linkguard` component) must work,
 and start fast, without the LLM, rewriting, baseline or evaluation code, so
 no module of it may import theirs -- not at the top, not inside a function.
+`experiments/` (the evaluation harness) is the top layer: only its own
+commands (`cli/experiments/`) import it, and it never imports the CLI.
 Checked on the source with `ast`, so a lazy import counts too.
 """
 import ast
@@ -15,13 +18,29 @@ import spacy_linkguard
 
 PACKAGE = Path(spacy_linkguard.__file__).parent
 DETECTION = ["ngrams", "index", "detect", "pipeline/linkguard.py", "pipeline/index_arg.py"]
-UPPER = ("baselines", "llm", "rewrite", "eval", "cli")
+UPPER = ("baselines", "llm", "rewrite", "experiments", "cli")
+HARNESS = ["experiments", "cli/experiments"]
 
 
 def modules(parts: List[str]) -> Iterator[Path]:
     for part in parts:
         path = PACKAGE / part
         yield from sorted(path.rglob("*.py")) if path.is_dir() else [path]
+
+
+def product_modules() -> Iterator[Path]:
+    """Every module of the package outside the evaluation harness and its commands."""
+    harness = [PACKAGE / part for part in HARNESS]
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if not any(path.is_relative_to(h) for h in harness):
+            yield path
+
+
+def imports_of(path: Path, *layers: str) -> List[str]:
+    """The imports of `path` that name a module in one of `layers` (dotted, under the package)."""
+    names = [f"spacy_linkguard.{layer.replace('/', '.')}" for layer in layers]
+    return [f"line {line}: {name}" for line, name in imported(path)
+            if any(name == n or name.startswith(f"{n}.") for n in names)]
 
 
 def imported(path: Path) -> Iterator[Tuple[int, str]]:
@@ -48,6 +67,24 @@ def test_the_check_sees_relative_and_lazy_imports():
 
 @pytest.mark.parametrize("path", list(modules(DETECTION)), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_detection_imports_nothing_above_it(path):
-    upward = [f"line {line}: {name}" for line, name in imported(path)
-              if any(name == f"spacy_linkguard.{u}" or name.startswith(f"spacy_linkguard.{u}.") for u in UPPER)]
+    upward = imports_of(path, *UPPER)
     assert not upward, f"{path.relative_to(PACKAGE)} imports up the layers: {upward}"
+
+
+def test_the_harness_is_split_from_the_product():
+    product = {p.relative_to(PACKAGE).as_posix() for p in product_modules()}
+    assert "cli/rewrite_cmds.py" in product and "pipeline/factories.py" in product
+    assert not any(p.startswith(("experiments/", "cli/experiments/")) for p in product)
+    assert (PACKAGE / "cli" / "experiments" / "evaluate_cmd.py").is_file()
+
+
+@pytest.mark.parametrize("path", list(product_modules()), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_the_product_never_imports_the_evaluation_harness(path):
+    upward = imports_of(path, *HARNESS)
+    assert not upward, f"{path.relative_to(PACKAGE)} imports the evaluation harness: {upward}"
+
+
+@pytest.mark.parametrize("path", list(modules(["experiments"])), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_the_harness_never_imports_the_cli(path):
+    upward = imports_of(path, "cli")
+    assert not upward, f"{path.relative_to(PACKAGE)} imports the CLI: {upward}"

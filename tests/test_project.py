@@ -283,8 +283,8 @@ def test_project_run_all_end_to_end(tmp_path):
     report = proj / "reports" / "echr"
     md = (report / "report.md").read_text()
     results = json.loads((report / "results.json").read_text())
-    from spacy_linkguard.eval.report import table_labels
-    from spacy_linkguard.eval.systems import SYSTEMS
+    from spacy_linkguard.experiments.report import table_labels
+    from spacy_linkguard.experiments.systems import SYSTEMS
 
     labels = table_labels(md)
     for s in SYSTEMS:
@@ -322,8 +322,8 @@ def test_project_run_all_end_to_end(tmp_path):
 def test_project_runs_with_max_arity_2(tmp_path):
     """With --vars.max_arity 2 every step runs, the outputs record the arity,
     and the report's arity columns are there and filled (canned LLM, no real model)."""
-    from spacy_linkguard.eval.report import table_labels
-    from spacy_linkguard.eval.systems import systems_for
+    from spacy_linkguard.experiments.report import table_labels
+    from spacy_linkguard.experiments.systems import systems_for
 
     proj, env = make_project(tmp_path)
     overrides = ["--vars.n_eval_docs", "2", "--vars.max_arity", "2", "--vars.llm_config", "configs/rewrite_canned.cfg",

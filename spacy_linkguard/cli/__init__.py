@@ -3,21 +3,23 @@ from importlib import import_module
 
 from .app import app
 
-# One module per command (or group of related commands), in help order.
+# One module per command (or group of related commands), in help order: the
+# product first, then the paper's evaluation harness (`cli/experiments/`,
+# thin wrappers of `spacy_linkguard/experiments/`).
 COMMAND_MODULES = [
     "index_cmds",
     "detect_cmds",
     "deid_cmds",
     "rewrite_cmds",
+    "paraphrase_cmd",
     "model_cmds",
-    "prepare_cmd",
-    "evaluate_cmd",
-    "perplexity_cmd",
-    "semantic_linkage_cmd",
-    "report_cmd",
-    "rewrite_nospans_cmd",
-    "deidentify_queries_cmd",
-    "baseline_cmds",
+    "experiments.prepare_cmd",
+    "experiments.deidentify_queries_cmd",
+    "experiments.rewrite_nospans_cmd",
+    "experiments.evaluate_cmd",
+    "experiments.perplexity_cmd",
+    "experiments.semantic_linkage_cmd",
+    "experiments.report_cmd",
 ]
 
 for _name in COMMAND_MODULES:

@@ -35,7 +35,7 @@ def deidentify_cmd(
     from tqdm import tqdm
 
     from ..corpus import count_lines, iter_records, write_records
-    from ..deid.runner import deidentify_texts, load_pipeline
+    from ..deid.runner import deidentified_record, deidentify_texts, load_pipeline
     from ..errors import LinkguardError
 
     try:
@@ -49,13 +49,7 @@ def deidentify_cmd(
     bar = tqdm(total=count_lines(in_path), desc="deidentify", unit="doc", file=sys.stderr)
     results = deidentify_texts(nlp, (r.text for r in records), batch_size=batch_size, ids=(r.id for r in records))
     for rec, res in zip(records, results):
-        meta = dict(rec.meta)
-        meta["deid"] = {
-            "spans": [[s.start, s.end, s.label, round(s.score, 4)] for s in res.spans],
-            "offsets": res.offsets.to_list(),
-            "report": res.report,
-        }
-        out.append({"id": rec.id, "text": res.deidentified_text, "meta": meta})
+        out.append(deidentified_record(rec, res))
         spans_out[rec.id] = [[s.start, s.end] for s in res.spans]
         lang = res.report.get("language", "unknown")
         languages[lang] = languages.get(lang, 0) + 1

@@ -54,6 +54,23 @@ def _doc_spans(doc, key: str) -> List[PiiSpan]:
     ]
 
 
+def deidentified_record(record: Any, result: DeidResult) -> Dict[str, Any]:
+    """The output line of `deidentify` for one record: its id, the de-identified
+    text, and its meta with `deid` = {"spans": [[start, end, label, score], ...]
+    (offsets in the original text), "offsets": the offset map, "report"}.
+
+    record (Record): The input record (`corpus.Record`).
+    result (DeidResult): Its de-identification (`deidentify_texts`).
+    """
+    meta = dict(record.meta)
+    meta["deid"] = {
+        "spans": [[s.start, s.end, s.label, round(s.score, 4)] for s in result.spans],
+        "offsets": result.offsets.to_list(),
+        "report": result.report,
+    }
+    return {"id": record.id, "text": result.deidentified_text, "meta": meta}
+
+
 def deidentify_texts(
     nlp, texts: Iterable[str], *, batch_size: int = 8, ids: Optional[Iterable[str]] = None
 ) -> Iterator[DeidResult]:

@@ -363,7 +363,7 @@ class ModelAvailability:
 
 def locate_sentence_model(name: str) -> ModelAvailability:
     """Find a sentence-transformers model on this machine without downloading:
-    the one locator used by `eval/similarity.py` and `baselines/scoring.py`.
+    the one locator used by `experiments/similarity.py` and `baselines/scoring.py`.
 
     name (str): A name from SENTENCE_MODELS ("all-MiniLM-L6-v2", also with
         its "sentence-transformers/" prefix), a Hugging Face id, or a local folder.

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from spacy_linkguard.cli import app
 from spacy_linkguard.corpus import write_records
-from spacy_linkguard.eval.report import load_reference, render_report, write_displacy_pages
+from spacy_linkguard.experiments.report import load_reference, render_report, write_displacy_pages
 
 from .conftest import TEXTS
 
@@ -91,7 +91,7 @@ def test_report_document_pages_escape_ids_and_never_share_a_file(tmp_path):
 
 @pytest.mark.browser
 def test_report_index_page_escapes_ids(tmp_path):
-    from tests.eval.test_report import make_results
+    from tests.experiments.test_report import make_results
 
     res = make_results()
     res["dataset"] = HOSTILE[0]

@@ -69,7 +69,7 @@ def test_hf_backend_goes_offline_when_constructed(monkeypatch, tmp_path):
 
 def test_one_sentence_model_locator(tmp_path, monkeypatch):
     from spacy_linkguard.baselines import scoring
-    from spacy_linkguard.eval import similarity
+    from spacy_linkguard.experiments import similarity
 
     assert similarity.locate_model is local_models.locate_sentence_model
     folder = tmp_path / "my-model"

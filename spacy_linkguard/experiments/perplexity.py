@@ -254,3 +254,21 @@ class PerplexityScorer:
         from tqdm import tqdm
 
         return [self.perplexity(t) for t in tqdm(texts, desc=f"perplexity ({self.name})", disable=not progress)]
+
+
+def record_texts(paths: Sequence[Path]) -> List[str]:
+    """The `text` of every record of the JSONL files `paths` (queries or rewrite
+    outputs), in order: what the `perplexity` command scores into a cache.
+
+    RAISES: LinkguardError E007 (a line without a string `text`) and those of
+        `iter_json_lines` (E006, E008, E010).
+    """
+    from ..corpus import iter_json_lines
+
+    texts = []
+    for path in paths:
+        for lineno, obj in iter_json_lines(path):
+            if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
+                raise LinkguardError(Errors.E007.format(path=path, line=lineno, field="text", kind="str"))
+            texts.append(obj["text"])
+    return texts

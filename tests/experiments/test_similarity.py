@@ -2,7 +2,7 @@
 import pytest
 
 from spacy_linkguard.errors import LinkguardError
-from spacy_linkguard.eval.similarity import Embedder, document_similarities, locate_model
+from spacy_linkguard.experiments.similarity import Embedder, document_similarities, locate_model
 
 
 def test_unknown_model_is_unavailable_with_a_reason():

@@ -4,7 +4,7 @@ import math
 import pytest
 
 from spacy_linkguard.errors import LinkguardError
-from spacy_linkguard.eval.perplexity import locate_causal_lm, perplexity_from_nll, window_spans
+from spacy_linkguard.experiments.perplexity import locate_causal_lm, perplexity_from_nll, window_spans
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 5, 16, 17, 40, 100])
@@ -38,7 +38,7 @@ def test_missing_model_is_a_coded_error(tmp_path):
 def test_gemma_perplexity_matches_transformers_loss(gemma_dir):
     import torch
 
-    from spacy_linkguard.eval.perplexity import PerplexityScorer
+    from spacy_linkguard.experiments.perplexity import PerplexityScorer
 
     text = "The Court held that there had been a violation of Article 6 of the Convention. " * 2
     scorer = PerplexityScorer(str(gemma_dir), max_length=1024, stride=512)

@@ -1,5 +1,5 @@
 """Metrics of the text the LLM passes left before guarantee mode redacted (issue 14)."""
-from spacy_linkguard.eval.evaluate import aggregate, before_guarantee
+from spacy_linkguard.experiments.evaluate import aggregate, before_guarantee
 
 
 def test_before_guarantee_uses_the_pre_redaction_text_and_forced_redactions():

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from spacy_linkguard.cli import app
-from spacy_linkguard.eval.perplexity import PerplexityCache, PerplexityScorer, model_fingerprint
+from spacy_linkguard.experiments.perplexity import PerplexityCache, PerplexityScorer, model_fingerprint
 
 
 class CountingScorer(PerplexityScorer):

@@ -5,7 +5,7 @@ import pytest
 
 from spacy_linkguard.corpus import Record
 from spacy_linkguard.errors import LinkguardError
-from spacy_linkguard.eval.systems import REQUIRED_ROWS, cost_of, get_system, read_outputs
+from spacy_linkguard.experiments.systems import REQUIRED_ROWS, cost_of, get_system, read_outputs
 
 
 def test_cost_sums_passes_unless_given_at_top_level():
@@ -49,7 +49,7 @@ def _write(path, lines):
 
 
 def test_rows_follow_max_arity():
-    from spacy_linkguard.eval.systems import systems_for
+    from spacy_linkguard.experiments.systems import systems_for
 
     two = systems_for(2)
     assert [s.key for s in two] == ["input", "llm_nospans", "wordnet", "llm_a1", "llm_a2", "lexical_a2"]
@@ -62,7 +62,7 @@ def test_rows_follow_max_arity():
 
 
 def test_system_files_take_their_rows_from_the_lines(tmp_path):
-    from spacy_linkguard.eval.systems import lines_setting, row_key, system_files
+    from spacy_linkguard.experiments.systems import lines_setting, row_key, system_files
 
     tags = {"system": "llm", "model": "m (linkguard.HF.v1, cpu)", "k": 2, "max_arity": 2}
     llm = _write(tmp_path / "llm.jsonl", [{"id": "a", "text": "x", **tags}, {"id": "b", "text": "y", **tags}])

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from spacy_linkguard.errors import LinkguardError
-from spacy_linkguard.eval.semantic_linkage import (
+from spacy_linkguard.experiments.semantic_linkage import (
     LevelResult,
     hits_at_k,
     parse_levels,

@@ -2,7 +2,8 @@
 
 `build_tables` turns a results dict (written by `evaluate`) into rows of
 formatted cells (pure, tested); the Jinja templates in `templates/` lay
-them out as Markdown and HTML.
+them out as Markdown and HTML; `write_report` writes the whole report folder
+(the `report` command).
 """
 import hashlib
 import html
@@ -196,6 +197,41 @@ def render_report(results: Dict[str, Any], reference: Dict[str, Any], *, figures
         "md": _env(html_page=False).get_template("report.md.jinja").render(**ctx),
         "html": _env().get_template("report.html.jinja").render(**ctx),
     }
+
+
+def write_report(results_path: Path, out_dir: Path, *, figure2: Optional[Path] = None,
+                 figure3: Optional[Path] = None, semantic: Optional[Path] = None,
+                 max_doc_pages: int = 5) -> Dict[str, Path]:
+    """Write OUT_DIR/report.md and OUT_DIR/report.html from the results of
+    `evaluate`, with the figures copied beside them (a missing figure is left
+    out), the `semantic-linkage` results and `max_doc_pages` displaCy pages
+    per approach.
+
+    RETURNS (dict): {"md": path, "html": path}.
+    RAISES: LinkguardError E256 (missing or invalid results JSON).
+    """
+    import os
+    import shutil
+
+    res = load_results(results_path)
+    sem = load_results(semantic) if semantic else None
+    out_dir.mkdir(parents=True, exist_ok=True)
+    figures: Dict[str, Optional[str]] = {}
+    for name, path in (("figure2", figure2), ("figure3", figure3)):
+        if path is None or not path.is_file():
+            figures[name] = None
+            continue
+        target = out_dir / f"{name}.png"
+        if path.resolve() != target.resolve():
+            shutil.copyfile(path, target)
+        figures[name] = os.path.relpath(target, out_dir)
+    links = write_displacy_pages(res, out_dir, max_docs=max_doc_pages)
+    pages = render_report(res, load_reference(), figures=figures, doc_links=links, semantic=sem)
+    written = {}
+    for kind in ("md", "html"):
+        written[kind] = out_dir / f"report.{kind}"
+        written[kind].write_text(pages[kind], encoding="utf-8")
+    return written
 
 
 def write_displacy_pages(results: Dict[str, Any], out_dir: Path, *, max_docs: int = 5,

@@ -1,7 +1,8 @@
 """Score every approach's outputs against the released documents d' (SPEC.md, "Metrics").
 
 This module wires models and the index to the pure metric functions; the
-`evaluate` command calls `evaluate_systems` and writes its dict as JSON.
+`evaluate` command calls `run_evaluation` (the index, detectors and models,
+then `evaluate_systems`) and writes its dict as JSON.
 """
 import time
 import warnings
@@ -186,3 +187,96 @@ def _sims(embedder: Any, inputs: Sequence[str], outputs: Sequence[str]) -> List[
 
 def known_system_keys(max_arity: int = PAPER_ARITY) -> List[str]:
     return [s.key for s in systems_for(max_arity)]
+
+
+def run_evaluation(
+    queries: Path,
+    index: Path,
+    system_specs: Sequence[str],
+    *,
+    k: Optional[int] = None,
+    max_arity: Optional[int] = None,
+    sim_models: Sequence[str] = (),
+    ppl_model: Optional[str] = None,
+    models_dir: Path = Path("models"),
+    ppl_max_length: int = 1024,
+    ppl_cache: Optional[Path] = None,
+    row_models: Optional[Dict[str, str]] = None,
+    settings: Optional[Dict[str, Any]] = None,
+    dataset: str = "",
+    progress: bool = True,
+) -> Dict[str, Any]:
+    """The `evaluate` step: load the index, detectors and models, score every
+    approach (`evaluate_systems`) and add what the report shows of the run.
+
+    queries: JSONL of the released documents d'. index: the n-gram index folder.
+    system_specs: `--system` values, OUTPUT.jsonl or KEY=OUTPUT.jsonl (`system_files`).
+    k, max_arity: default to what the output lines record, else 2 and `PAPER_ARITY`.
+    sim_models: sentence-transformers models; those not installed are recorded
+        as unavailable (W250). ppl_model: the perplexity LM (`PerplexityScorer`),
+        None or "none" to leave perplexity out; its window is `ppl_max_length`
+        tokens, its score cache `ppl_cache`.
+    row_models: system key -> model named in its row (the input row names "–").
+    settings: NAME -> VALUE for the report's settings table.
+    RETURNS (dict): the results JSON that `report` reads.
+    RAISES: LinkguardError E283 (max_arity not 1..3) and those of the index,
+        the output files and the models.
+    """
+    import datetime
+
+    from ..about import __version__
+    from ..corpus import iter_records
+    from ..detect import Detector
+    from ..errors import Errors, LinkguardError
+    from ..index import open_index
+    from ..paths import portable_path
+    from .similarity import Embedder, locate_model
+    from .systems import lines_setting
+    from .systems import system_files as read_system_files
+
+    files = read_system_files(system_specs)
+    tags = [t for _, _, t in files]
+    k = k if k is not None else (lines_setting(tags, "k") or 2)
+    max_arity = max_arity if max_arity is not None else (lines_setting(tags, "max_arity") or PAPER_ARITY)
+    if max_arity not in (1, 2, 3):
+        raise LinkguardError(Errors.E283.format(name="--max-arity", expected="1, 2 or 3", value=max_arity))
+    systems = [(key, path) for key, path, _ in files]
+    queries_list = list(iter_records(queries))
+    idx = open_index(index)
+    detectors = {m: Detector(idx, k=k, max_arity=m) for m in sorted({1, max_arity})}
+    embedders, model_info, unavailable = [], [], {}
+    for name in sim_models:
+        avail = locate_model(name)
+        if avail.available:
+            embedders.append(Embedder(name))
+            model_info.append({"name": name, "available": True, "path": portable_path(avail.path)})
+        else:
+            warnings.warn(Warnings.W250.format(name=name, reason=avail.reason), LinkguardWarning)
+            unavailable[name] = avail.reason
+            model_info.append({"name": name, "available": False, "reason": avail.reason})
+    scorer = None
+    if ppl_model is not None and ppl_model.lower() != "none":
+        from .perplexity import PerplexityScorer
+
+        scorer = PerplexityScorer(ppl_model, models_dir=models_dir, max_length=ppl_max_length,
+                                  stride=ppl_max_length // 2, cache=ppl_cache)
+    results = evaluate_systems(
+        queries_list, systems, detectors=detectors, embedders=embedders, unavailable_models=unavailable,
+        scorer=scorer, row_models={"input": "\u2013", **(row_models or {})}, queries_path=str(queries),
+        progress=progress, max_arity=max_arity,
+    )
+    stats = idx.stats()
+    results.update(
+        dataset=dataset,
+        version=__version__,
+        created=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        n_docs=len(queries_list),
+        similarity_models=model_info,
+        perplexity_model=({"name": ppl_model, "file": portable_path(scorer.file),
+                           "cached": scorer.n_cached, "computed": scorer.n_computed} if scorer else None),
+        index={"path": portable_path(index), "n_docs": stats.get("n_docs"), "checksum": stats.get("checksum"),
+               "n_ngrams": stats.get("n_ngrams"), "mean_postings": stats.get("mean_postings")},
+        settings={"dataset": dataset, "queries": portable_path(queries), "k": k, "max_arity": max_arity,
+                  **(settings or {})},
+    )
+    return results

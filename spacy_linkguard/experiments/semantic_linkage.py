@@ -4,10 +4,13 @@ Each query document has a growing share of its words replaced by the
 placeholder; an adversary embeds it and ranks the whole collection by cosine.
 We count how often the query's original is in the top k. Exact-phrase
 protection cannot help here: this measures what is left once no phrase links.
+`run_semantic_linkage` is the whole experiment (the `semantic-linkage` command).
 """
 import random
+import sys
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -93,6 +96,110 @@ def parse_levels(text: str) -> List[float]:
             raise LinkguardError(Errors.E258.format(value=part))
         levels.append(v)
     return sorted(set(levels))
+
+
+def parse_ks(text: str) -> List[int]:
+    """Parse "1,10" into sorted top-k cut-offs (each >= 1).
+
+    RAISES: LinkguardError E254 on an empty list or a bad value.
+    """
+    try:
+        ks = sorted({int(x) for x in str(text).split(",") if x.strip()})
+    except ValueError:
+        raise LinkguardError(Errors.E254.format(name="--ks", value=text)) from None
+    if not ks or ks[0] < 1:
+        raise LinkguardError(Errors.E254.format(name="--ks", value=text))
+    return ks
+
+
+def collection_embeddings(embedder: Any, texts: Sequence[str], *, collection: Path, model: str,
+                          cache_dir: Optional[Path] = None, progress: bool = True) -> np.ndarray:
+    """Embeddings of the collection's texts, read from (and written to) a
+    `cache_dir` file named by the collection file's hash and the model."""
+    cache_file = None
+    if cache_dir:
+        import hashlib
+
+        digest = hashlib.sha256(Path(collection).read_bytes()).hexdigest()[:16]
+        cache_file = Path(cache_dir) / f"collection-{digest}-{Path(model).name}.npy"
+        if cache_file.is_file():
+            return np.load(cache_file)
+    print(f"embedding {len(texts)} collection documents with {model}", file=sys.stderr)
+    emb = embedder.embed(list(texts), truncate=True, progress=progress)
+    if cache_file:
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        np.save(cache_file, emb)
+    return emb
+
+
+def run_semantic_linkage(
+    queries: Union[str, Path],
+    collection: Union[str, Path],
+    *,
+    model: str = "all-MiniLM-L6-v2",
+    levels: Sequence[float] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
+    ks: Sequence[int] = (1, 10),
+    max_queries: int = 0,
+    seed: int = 0,
+    systems: Sequence[Tuple[str, Union[str, Path]]] = (),
+    cache_dir: Optional[Path] = None,
+    placeholder: str = "[REDACTED]",
+    progress: bool = True,
+) -> Dict[str, Any]:
+    """Figure 3: how often each query's original stays in the top k of the
+    collection by embedding cosine, after redacting each share of its words.
+
+    queries: JSONL query documents; each id must be in `collection` (JSONL originals).
+    model: an installed sentence-transformers model (nothing is downloaded).
+    levels: shares of words to redact (`parse_levels`); ks: top-k cut-offs (`parse_ks`).
+    max_queries: use at most this many queries (0: all). seed: of the word choice.
+    systems: (name, OUTPUT.jsonl) pairs: these rewritten documents are ranked
+        too, with no extra redaction.
+    cache_dir: folder to cache the collection embeddings in.
+    RETURNS (dict): the results JSON (`plot_figure3` draws it).
+    RAISES: LinkguardError E257 (a query or output id not in the collection)
+        and those of the corpora and the model.
+    """
+    from tqdm import tqdm
+
+    from ..corpus import iter_records
+    from .similarity import Embedder
+    from .systems import read_output_objects
+
+    k_list = sorted(ks)
+    coll = list(iter_records(collection))
+    pos = {r.id: i for i, r in enumerate(coll)}
+    qs = list(iter_records(queries))
+    if max_queries > 0:
+        qs = qs[:max_queries]
+    for q in qs:
+        if q.id not in pos:
+            raise LinkguardError(Errors.E257.format(doc_id=q.id, path=collection))
+    targets = [pos[q.id] for q in qs]
+    emb = Embedder(model)
+    coll_emb = collection_embeddings(emb, [r.text for r in coll], collection=Path(collection), model=model,
+                                     cache_dir=cache_dir, progress=progress)
+    results_levels = []
+    for level in tqdm(levels, desc="redaction levels", disable=not progress):
+        rng = random.Random(f"{seed}-{level}")
+        texts = [redact_words(q.text, level, rng, placeholder) for q in qs]
+        ranks = target_ranks(emb.embed(texts, truncate=True), coll_emb, targets)
+        results_levels.append(LevelResult(level, len(qs), hits_at_k(ranks, k_list)).to_dict())
+    by_system = {}
+    for name, path in systems:
+        objs = list(read_output_objects(Path(path)).values())
+        for o in objs:
+            if o["id"] not in pos:
+                raise LinkguardError(Errors.E257.format(doc_id=o["id"], path=collection))
+        if not objs:
+            continue
+        sys_targets = [pos[o["id"]] for o in objs]
+        ranks = target_ranks(emb.embed([o["text"] for o in objs], truncate=True), coll_emb, sys_targets)
+        by_system[name] = LevelResult(0.0, len(objs), hits_at_k(ranks, k_list)).to_dict()
+    return {"model": model, "n_queries": len(qs), "n_collection": len(coll), "ks": k_list,
+            "levels": results_levels, "systems": by_system, "seed": seed, "queries": str(queries),
+            # 0% redacted is each query as given: already de-identified or the original text.
+            "queries_with_placeholder": sum(placeholder in q.text for q in qs), "placeholder": placeholder}
 
 
 def plot_figure3(result: Dict[str, object], path: str, *, title: Optional[str] = None) -> None:

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from spacy_linkguard.eval.metrics import (
+from spacy_linkguard.experiments.metrics import (
     document_linkage_rate,
     edit_volume,
     linkable_proportion,

@@ -1,13 +1,12 @@
 """The report: table layout from a results dict, Markdown and HTML (HTML checked in headless Chromium)."""
-import json
 import re
 import shutil
 import subprocess
 
 import pytest
 
-from spacy_linkguard.eval.report import build_tables, load_reference, render_report, table_labels
-from spacy_linkguard.eval.systems import SYSTEMS
+from spacy_linkguard.experiments.report import build_tables, load_reference, render_report, table_labels
+from spacy_linkguard.experiments.systems import SYSTEMS
 
 
 def make_results(dataset="echr"):
@@ -107,7 +106,7 @@ def dump_dom(chromium, page, tmp_path):
 
 
 def test_tables_follow_the_evaluations_max_arity():
-    from spacy_linkguard.eval.systems import systems_for
+    from spacy_linkguard.experiments.systems import systems_for
 
     res = make_results()
     res["settings"]["max_arity"] = 2

@@ -3,15 +3,16 @@
 Perplexity is the evaluation's most expensive metric (a forward pass of a
 causal LM over every output). This command computes it where a GPU is (or
 ahead of time) and writes the scores to a `PerplexityCache` file; `evaluate
---ppl-cache` then reads them and computes only what is missing.
+--ppl-cache` then reads them and computes only what is missing
+(`experiments/perplexity.py`).
 """
 from pathlib import Path
 from typing import List
 
 import typer
 
-from ._util import coded_errors
-from .app import app
+from .._util import coded_errors
+from ..app import app
 
 
 @app.command("perplexity")
@@ -27,17 +28,10 @@ def perplexity_cmd(
     """Score the `text` of every record of FILES; print how many were cached and computed."""
     import statistics
 
-    from ..corpus import iter_json_lines
-    from ..errors import Errors, LinkguardError
-    from ..eval.perplexity import PerplexityScorer
+    from ...experiments.perplexity import PerplexityScorer, record_texts
 
     with coded_errors():
-        texts = []
-        for path in files:
-            for lineno, obj in iter_json_lines(path):
-                if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
-                    raise LinkguardError(Errors.E007.format(path=path, line=lineno, field="text", kind="str"))
-                texts.append(obj["text"])
+        texts = record_texts(files)
         scorer = PerplexityScorer(ppl_model, models_dir=models_dir, max_length=ppl_max_length,
                                   stride=ppl_max_length // 2, device=device, cache=cache)
         values = [v for v in scorer.perplexities(texts, progress=progress) if v is not None]

@@ -4,8 +4,7 @@ import json
 import pytest
 
 from spacy_linkguard.errors import LinkguardError
-from spacy_linkguard.cli.rewrite_nospans_cmd import nospan_record
-from spacy_linkguard.eval.registry import make_nospan_rewriter
+from spacy_linkguard.experiments.nospans import make_nospan_rewriter, nospan_record
 from spacy_linkguard.llm.models.describe import describe_model, model_block
 from spacy_linkguard.llm.tasks.rewrite_nospans.registry import make_rewrite_nospans_task
 

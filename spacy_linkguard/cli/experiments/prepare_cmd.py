@@ -1,0 +1,25 @@
+"""`prepare`: pick the evaluation documents from a query corpus (seeded, reproducible;
+`experiments/prepare.py`)."""
+from pathlib import Path
+
+import typer
+
+from .._util import coded_errors
+from ..app import app
+
+
+@app.command("prepare")
+def prepare_cmd(
+    queries: Path = typer.Argument(..., help="JSONL query corpus (the released documents d', or texts to de-identify)."),
+    out: Path = typer.Argument(..., help="JSONL file to write the chosen documents to."),
+    n_docs: int = typer.Option(5, "--n-docs", help="How many documents to evaluate on (0: all)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the random choice."),
+) -> None:
+    """Choose N documents at random (seeded), keep their file order, write them to OUT."""
+    from ...experiments.prepare import prepare_queries
+    from ..output import refuse_same_file
+
+    with coded_errors():
+        refuse_same_file(out, queries)  # E012: never overwrite the input
+        n, n_total = prepare_queries(queries, out, n_docs=n_docs, seed=seed)
+    typer.echo(f"{n} of {n_total} document(s) of {queries} -> {out} (seed {seed})", err=True)
