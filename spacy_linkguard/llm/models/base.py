@@ -46,3 +46,13 @@ class ChatModel(Protocol):
 
     def __call__(self, prompts: Iterable[Iterable[str]]) -> Iterable[List[str]]:
         ...
+
+
+def replies_per_document(model: ChatModel, prompts: Iterable[Iterable[str]]) -> List[List[str]]:
+    """spacy-llm's model protocol (`ChatModel.__call__`) on top of `generate`:
+    every document's prompts completed in one `generate` call, the replies
+    handed back per document in order."""
+    nested = [list(p) for p in prompts]
+    flat = [p for ps in nested for p in ps]
+    replies = iter(g.text for g in model.generate(flat))
+    return [[next(replies) for _ in ps] for ps in nested]

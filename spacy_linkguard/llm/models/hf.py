@@ -13,7 +13,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ...errors import Errors, LinkguardError
 from ..local_models import cached_gguf_dir, convert_gguf, is_converted, offline_env
-from .base import Generation
+from .base import Generation, replies_per_document
 
 __all__ = ["Generation", "HFChatModel"]  # Generation re-exported: it lived here before base.py
 
@@ -154,10 +154,7 @@ class HFChatModel:
 
         An empty prompt gets an empty reply without running the model.
         """
-        nested = [list(p) for p in prompts]
-        flat = [p for ps in nested for p in ps]
-        replies = iter(g.text for g in self.generate(flat))
-        return [[next(replies) for _ in ps] for ps in nested]
+        return replies_per_document(self, prompts)
 
     # --- generation ----------------------------------------------------------
     def generate(self, prompts: Sequence[str]) -> List[Generation]:

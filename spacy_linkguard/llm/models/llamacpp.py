@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ...errors import Errors, LinkguardError
-from .base import Generation
+from .base import Generation, replies_per_document
 from .stopping import JsonAnswerScanner
 
 
@@ -137,10 +137,7 @@ class LlamaCppChatModel:
 
         An empty prompt gets an empty reply without running the model.
         """
-        nested = [list(p) for p in prompts]
-        flat = [p for ps in nested for p in ps]
-        replies = iter(g.text for g in self.generate(flat))
-        return [[next(replies) for _ in ps] for ps in nested]
+        return replies_per_document(self, prompts)
 
     # --- generation ----------------------------------------------------------
     def generate(self, prompts: Sequence[str]) -> List[Generation]:

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ...errors import Errors, LinkguardError
-from .base import Generation
+from .base import Generation, replies_per_document
 
 # HTTP statuses worth another try: rate limits and overloaded/restarting servers.
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -94,10 +94,7 @@ class OpenAIChatModel:
 
         An empty prompt gets an empty reply without a request.
         """
-        nested = [list(p) for p in prompts]
-        flat = [p for ps in nested for p in ps]
-        replies = iter(g.text for g in self.generate(flat))
-        return [[next(replies) for _ in ps] for ps in nested]
+        return replies_per_document(self, prompts)
 
     # --- generation ----------------------------------------------------------
     def generate(self, prompts: Sequence[str]) -> List[Generation]:
