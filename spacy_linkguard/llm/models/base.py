@@ -6,7 +6,9 @@ and `OpenAIChatModel` (`openai.py`) implement it; a new backend does too, and
 is registered in `registry.py`.
 """
 from dataclasses import dataclass
-from typing import Iterable, List, Protocol, Sequence, runtime_checkable
+from typing import Any, Iterable, List, Protocol, Sequence, Tuple, runtime_checkable
+
+from ...errors import Errors, LinkguardError
 
 
 @dataclass
@@ -56,3 +58,13 @@ def replies_per_document(model: ChatModel, prompts: Iterable[Iterable[str]]) -> 
     flat = [p for ps in nested for p in ps]
     replies = iter(g.text for g in model.generate(flat))
     return [[next(replies) for _ in ps] for ps in nested]
+
+
+def check_settings(checks: Iterable[Tuple[str, Any, bool]]) -> None:
+    """A backend's numeric settings: (name, value, ok) for each.
+
+    RAISES: LinkguardError E207 for the first one that is not ok.
+    """
+    for name, value, ok in checks:
+        if not ok:
+            raise LinkguardError(Errors.E207.format(name=name, expected="a positive number", value=value))

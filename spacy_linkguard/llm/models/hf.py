@@ -13,7 +13,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ...errors import Errors, LinkguardError
 from ..local_models import cached_gguf_dir, convert_gguf, is_converted, offline_env
-from .base import Generation, replies_per_document
+from .base import Generation, check_settings, replies_per_document
 
 __all__ = ["Generation", "HFChatModel"]  # Generation re-exported: it lived here before base.py
 
@@ -91,14 +91,12 @@ class HFChatModel:
     ):
         if dtype not in DTYPES:
             raise LinkguardError(Errors.E201.format(value=dtype, name=name, options=", ".join(DTYPES)))
-        for arg, value, ok in (
+        check_settings((
             ("max_new_tokens", max_new_tokens, isinstance(max_new_tokens, int) and max_new_tokens >= 1),
             ("batch_size", batch_size, isinstance(batch_size, int) and batch_size >= 1),
             ("temperature", temperature, temperature >= 0),
             ("num_threads", num_threads, num_threads is None or (isinstance(num_threads, int) and num_threads >= 1)),
-        ):
-            if not ok:
-                raise LinkguardError(Errors.E207.format(name=arg, expected="a positive number", value=value))
+        ))
         self.name = name
         self.device_name = device
         self.dtype_name = dtype

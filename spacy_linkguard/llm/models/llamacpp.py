@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ...errors import Errors, LinkguardError
-from .base import Generation, replies_per_document
+from .base import Generation, check_settings, replies_per_document
 from .stopping import JsonAnswerScanner
 
 
@@ -78,7 +78,7 @@ class LlamaCppChatModel:
         chat_format: Optional[str] = None,
     ):
         positive = lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1  # noqa: E731
-        for arg, value, ok in (
+        check_settings((
             ("n_ctx", n_ctx, positive(n_ctx)),
             ("n_threads", n_threads, positive(n_threads)),
             ("n_threads_batch", n_threads_batch, n_threads_batch is None or positive(n_threads_batch)),
@@ -86,9 +86,7 @@ class LlamaCppChatModel:
             ("max_new_tokens", max_new_tokens, positive(max_new_tokens)),
             ("temperature", temperature, temperature >= 0),
             ("top_k", top_k, isinstance(top_k, int) and not isinstance(top_k, bool) and top_k >= 0),
-        ):
-            if not ok:
-                raise LinkguardError(Errors.E207.format(name=arg, expected="a positive number", value=value))
+        ))
         self.name = str(path)
         self.path = Path(path)
         self.n_ctx = n_ctx

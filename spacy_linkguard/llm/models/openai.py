@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ...errors import Errors, LinkguardError
-from .base import Generation, replies_per_document
+from .base import Generation, check_settings, replies_per_document
 
 # HTTP statuses worth another try: rate limits and overloaded/restarting servers.
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -60,15 +60,13 @@ class OpenAIChatModel:
         stop_strings: Optional[List[str]] = None,
         extra_body: Optional[Dict[str, Any]] = None,
     ):
-        for arg, value, ok in (
+        check_settings((
             ("max_new_tokens", max_new_tokens, isinstance(max_new_tokens, int) and max_new_tokens >= 1),
             ("concurrency", concurrency, isinstance(concurrency, int) and concurrency >= 1),
             ("max_retries", max_retries, isinstance(max_retries, int) and max_retries >= 0),
             ("timeout", timeout, timeout > 0),
             ("temperature", temperature, temperature >= 0),
-        ):
-            if not ok:
-                raise LinkguardError(Errors.E207.format(name=arg, expected="a positive number", value=value))
+        ))
         if not base_url.startswith(("http://", "https://")):
             raise LinkguardError(
                 Errors.E207.format(name="base_url", expected="an http:// or https:// URL", value=base_url)
