@@ -119,6 +119,14 @@ def _token_states(tokens: List[str], states_of: Callable[[List[str]], np.ndarray
     return absent
 
 
+def _found_tokens(tokens: List[str], states_of: Callable[[List[str]], np.ndarray],
+                  known: Dict[str, int]) -> List[int]:
+    """Positions of `tokens` that occur somewhere (are rows); a key holding a
+    token found nowhere has df 0. The tokens' states are added to `known`."""
+    absent = _token_states(tokens, states_of, known)
+    return np.flatnonzero(~np.fromiter(map(absent.__contains__, tokens), dtype=bool, count=len(tokens))).tolist()
+
+
 def resolve_misses(misses: Sequence[str], states_of: Callable[[List[str]], np.ndarray], docs: DocTokens,
                    max_n: int, hints: Optional[np.ndarray] = None) -> np.ndarray:
     """For keys that are not rows: their one document (int64), or -1 where df is 0.
@@ -151,22 +159,15 @@ def resolve_misses(misses: Sequence[str], states_of: Callable[[List[str]], np.nd
     pos_list = open_pos.tolist()
     open_keys = [misses[i] for i in pos_list] if len(pos_list) < n else misses
     # Last tokens in bulk (a key without a space is its own last token: not a row, df 0).
-    lasts = [g[g.rfind(" ") + 1 :] for g in open_keys]
     known: Dict[str, int] = {}  # states of tokens and sub-N-grams
-    absent = _token_states(lasts, states_of, known)
-    live = ~np.fromiter(map(absent.__contains__, lasts), dtype=bool, count=len(lasts))
-    del lasts
-    if not live.any():
+    live_idx = _found_tokens([g[g.rfind(" ") + 1 :] for g in open_keys], states_of, known)
+    if not live_idx:
         return out
-    live_idx = np.flatnonzero(live).tolist()
     live_keys = [open_keys[i] for i in live_idx]
-    firsts = [g[: g.find(" ")] for g in live_keys]  # each has a space: its last token was not itself
-    absent = _token_states(firsts, states_of, known)
-    live2 = ~np.fromiter(map(absent.__contains__, firsts), dtype=bool, count=len(firsts))
-    del firsts
-    if not live2.any():
+    # First tokens: each key left has a space (its last token was not itself).
+    keep = _found_tokens([g[: g.find(" ")] for g in live_keys], states_of, known)
+    if not keep:
         return out
-    keep = np.flatnonzero(live2).tolist()
     todo_pos = [pos_list[live_idx[i]] for i in keep]
     res = _resolve_rest(dict.fromkeys(live_keys[i] for i in keep), known, states_of, keyset, max_n)
     for i in todo_pos:
