@@ -9,7 +9,9 @@
 lookups right after, on the same machine and load (`lookups_vs_full`).
 `--workers N` builds a sharded index on a Dask LocalCluster of N worker
 processes (`build-index --workers`); `peak_rss_mb` is then the largest process
-of the build, workers included, and `peak_work_disk_mb` the most disk the
+of the build, workers included (`ru_maxrss`; `sampled_peak_rss_mb` and
+`sampled_peak_rss_all_mb` sample the process tree every second: the largest
+process and all of them together), and `peak_work_disk_mb` the most disk the
 build folder held besides the corpus (sampled every second).
 
 The build runs in a child process (`python -m spacy_linkguard build-index`) so
@@ -106,13 +108,53 @@ class DiskPeak:
         self.thread.join()
 
 
+class TreeMemory:
+    """Samples the resident memory of a process and all its descendants every
+    `interval` seconds: the largest single process and the largest sum."""
+
+    def __init__(self, pid: int, interval: float = 1.0):
+        self.pid, self.interval, self.peak_one, self.peak_sum = pid, interval, 0, 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        import psutil
+
+        while not self.stop.wait(self.interval):
+            try:
+                root = psutil.Process(self.pid)
+                procs = [root] + root.children(recursive=True)
+            except psutil.Error:
+                continue
+            rss = []
+            for pr in procs:
+                try:
+                    rss.append(pr.memory_info().rss)
+                except psutil.Error:
+                    pass
+            if rss:
+                self.peak_one, self.peak_sum = max(self.peak_one, max(rss)), max(self.peak_sum, sum(rss))
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+
 def build(corpus: Path, out: Path, args, extra=()):
+    """(completed process, wall seconds, peak work disk bytes, TreeMemory of the build)."""
     cmd = [sys.executable, "-m", "spacy_linkguard", "build-index", str(corpus), str(out),
            "--max-n", str(args.max_n), "--memory-budget", args.memory_budget, "--no-progress", *extra]
     t = time.perf_counter()
     with DiskPeak(out.parent, corpus) as disk:
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
-    return proc, round(time.perf_counter() - t, 2), disk.peak
+        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+        with TreeMemory(child.pid) as mem:
+            stdout, stderr = child.communicate()
+    proc = subprocess.CompletedProcess(cmd, child.returncode, stdout, stderr)
+    return proc, round(time.perf_counter() - t, 2), disk.peak, mem
 
 
 def main() -> None:
@@ -155,8 +197,11 @@ def main() -> None:
         extra += ["--workers", str(args.workers)]
     result.update(layout=args.layout, shards=args.shards, dask_workers=args.workers)
     result["load_avg_before_build"] = [round(x, 2) for x in os.getloadavg()]
-    proc, result["build_s"], result["peak_work_disk_mb"] = build(corpus, out, args, extra)
+    proc, result["build_s"], result["peak_work_disk_mb"], mem = build(corpus, out, args, extra)
     result["peak_work_disk_mb"] = round(result["peak_work_disk_mb"] / 2**20, 1)
+    # sampled every second: the largest process, and all processes of the build together
+    result["sampled_peak_rss_mb"] = round(mem.peak_one / 2**20, 1)
+    result["sampled_peak_rss_all_mb"] = round(mem.peak_sum / 2**20, 1)
     if proc.returncode != 0:
         result["error"] = proc.stderr[-2000:].replace(str(REPO), ".").replace(str(work), "WORK")
         print(json.dumps(result))
@@ -196,7 +241,7 @@ def main() -> None:
     result["postings_per_s"] = int(len(sub) / (time.perf_counter() - t))
     if args.compare_full:
         full_out = work / "index-full"
-        proc, result["full_build_s"], _ = build(corpus, full_out, args, ["--full"])
+        proc, result["full_build_s"], _, _ = build(corpus, full_out, args, ["--full"])
         if proc.returncode == 0:
             full = NgramIndex.load(full_out)
             full.key_doc_freqs(keys)
@@ -206,11 +251,15 @@ def main() -> None:
             result["same_answers_as_full"] = bool((full.key_doc_freqs(keys) == idx.key_doc_freqs(keys)).all())
         else:
             result["full_error"] = proc.stderr[-1000:]
-    result["targets_met"] = {  # issue #12 (paper-scale synthetic, pruned, one process; ECHR: bytes per token)
-        "bytes_per_token<=12": result["bytes_per_token"] <= 12, "bytes_per_token<=15 (ECHR)": result["bytes_per_token"] <= 15,
-        "build_s<=90": result["build_s"] <= 90, "peak_rss_mb<=2048": result["peak_rss_mb"] <= 2048,
-        "load_s<1": result["load_s"] < 1, "lookups_per_s>=1000000": result["lookups_per_s"] >= 1_000_000,
-    }
+    if args.workers:  # issue #12, 10x paper scale on a Dask LocalCluster: finishes, every process <= 6 GB
+        result["targets_met"] = {"finishes": True, "peak_rss_mb<=6144": result["peak_rss_mb"] <= 6144}
+    else:  # issue #12 (paper-scale synthetic, pruned, one process; ECHR: bytes per token)
+        result["targets_met"] = {
+            "bytes_per_token<=12": result["bytes_per_token"] <= 12,
+            "bytes_per_token<=15 (ECHR)": result["bytes_per_token"] <= 15,
+            "build_s<=90": result["build_s"] <= 90, "peak_rss_mb<=2048": result["peak_rss_mb"] <= 2048,
+            "load_s<1": result["load_s"] < 1, "lookups_per_s>=1000000": result["lookups_per_s"] >= 1_000_000,
+        }
     if not args.keep and args.workdir is None:
         shutil.rmtree(work, ignore_errors=True)
     print(json.dumps(result))

@@ -17,14 +17,23 @@ cluster's workers (`dask.distributed`; a `LocalCluster` for `--workers N`, or
    - shuffle + reduce, one task per shard: the shard's occurrences from every
      part are merged (Dask moves them between workers), grouped into rows
      (df, documents), and checked: one key text per hash, or the build starts
-     again with another hash seed. Each reduce answers every part which of
-     the hashes it sent are frequent (a join, not a broadcast: a part only
-     ever holds the frequent hashes of its own N-grams), for level n + 1.
+     again with another hash seed. The rows go to files in the staging folder
+     (`_levels/`), not into worker memory, so a worker holds one level's rows
+     of one shard at a time. Each reduce answers every part which of the
+     hashes it sent are frequent (a join, not a broadcast: a part only ever
+     holds the frequent hashes of its own N-grams), for level n + 1.
 3. Ranks of the tokens (unigram df, from the level-1 reduces) go back to the
    parts, which encode their documents' token ranks (documents part).
-4. One task per shard writes its folder (`writer.write_rows`) into the staging
-   folder, which every worker must see (a shared file system); the client
-   writes the documents part and the manifest, and renames the folder.
+4. One task per shard reads its rows of every level back and writes its folder
+   (`writer.write_rows`) into the staging folder, which every worker must see
+   (a shared file system); the client writes the documents part and the
+   manifest, and renames the folder.
+
+Memory of a worker: its parts' tokens and last-level state (about 30 bytes
+per token position of its parts: more workers or machines divide it), one
+level's map or reduce at a time, and at the end one shard's rows.
+Temporary disk: every kept row once (key text, df, documents), until the
+shards are written.
 """
 import hashlib
 import json
@@ -41,7 +50,7 @@ from ..errors import Errors, LinkguardError
 from ..ngrams import NgramSettings
 from . import format as fmt
 from .runs import MAX_ATTEMPTS, HashCollision, _check_equal_adjacent, _dedup, _KeyText, _mix, seed_for
-from .shards import shard_of
+from .shards import shard_ids
 from .tokens import SENTINEL
 
 
@@ -135,7 +144,10 @@ class ShardPiece:
     h: np.ndarray  # uint64, sorted; one row per (hash, document)
     doc: np.ndarray  # uint32 global document numbers
     key_h: np.ndarray  # uint64: the distinct hashes ...
-    keys: List[str]  # ... and their key text
+    keys: str  # ... and their key texts, one per line (one string: cheaper to hold and send than a list)
+
+    def key_list(self) -> List[str]:
+        return self.keys.split("\n") if len(self.key_h) else []
 
 
 def level_map(part: Part, state: Optional[LevelState], n: int, seed: int, mask: int, max_n: int, n_shards: int,
@@ -147,12 +159,14 @@ def level_map(part: Part, state: Optional[LevelState], n: int, seed: int, mask: 
     frequent = np.sort(np.concatenate(frequent_parts)) if frequent_parts else np.zeros(0, dtype=np.uint64)
     t = part.tokens
     L = len(t)
-    idx = np.where(t == SENTINEL, np.arange(L), L)
-    rem = (np.minimum.accumulate(idx[::-1])[::-1] - np.arange(L)) if L else np.zeros(0, dtype=np.int64)
+    pos_type = np.int32 if L < 2**31 else np.int64  # positions in the part: half the memory of int64
+    idx = np.where(t == SENTINEL, np.arange(L, dtype=pos_type), pos_type(L))
+    rem = (np.minimum.accumulate(idx[::-1])[::-1] - np.arange(L, dtype=pos_type)) if L else np.zeros(0, pos_type)
+    del idx
     th = np.append(part.token_hash, np.uint64(0))
-    tt = np.where(t == SENTINEL, len(part.vocab), t).astype(np.int64)
+    tt = np.where(t == SENTINEL, np.uint32(len(part.vocab)), t)
     if n == 1:
-        starts = np.flatnonzero(rem >= 1)
+        starts = np.flatnonzero(rem >= 1).astype(pos_type)
         h = _mix(np.full(len(starts), np.uint64(seed), dtype=np.uint64), th[tt[starts]])
         cand = np.ones(len(starts), dtype=bool)
     else:
@@ -186,14 +200,15 @@ def level_map(part: Part, state: Optional[LevelState], n: int, seed: int, mask: 
     lines = keytext.lines(keytext.token_matrix(cpos[first], np.full(len(first), n, dtype=np.uint8), n),
                           np.full(len(first), n, dtype=np.uint8)).decode("utf-8")
     keys = lines.split("\n")[:-1] if len(first) else []
-    key_shard = np.fromiter((shard_of(k, n_shards) for k in keys), dtype=np.int64, count=len(keys))
+    key_shard = shard_ids(keys, n_shards, len(keys))
     group = np.cumsum(np.concatenate([[True], ch[1:] != ch[:-1]])) - 1 if len(ch) else np.zeros(0, dtype=np.int64)
     row_shard = key_shard[group] if len(ch) else np.zeros(0, dtype=np.int64)
     pieces = []
     for s in range(n_shards):
         r = np.flatnonzero(row_shard == s)
         k = np.flatnonzero(key_shard == s)
-        pieces.append(ShardPiece(h=ch[r], doc=cdoc[r], key_h=ch[first[k]], keys=[keys[i] for i in k.tolist()]))
+        pieces.append(ShardPiece(h=ch[r], doc=cdoc[r], key_h=ch[first[k]],
+                                 keys="\n".join([keys[i] for i in k.tolist()])))
     return state, pieces, n_pruned
 
 
@@ -215,23 +230,46 @@ def encode_part_docs(part: Part, rank_of: Dict[str, int], out: str) -> np.ndarra
 # ---- reduce side ------------------------------------------------------------
 @dataclass
 class ShardRows:
-    """One level's rows of one shard (lives on a worker)."""
+    """One level's rows of one shard, in memory while it is reduced or written."""
 
     keys: List[str]
     df: np.ndarray
     docs: np.ndarray  # the documents of every row, row after row
 
+    def save(self, prefix: str) -> str:
+        """Write the rows to `prefix`.keys (UTF-8 lines), .df.npy and .docs.npy; returns prefix."""
+        with open(prefix + ".keys", "w", encoding="utf-8", newline="\n") as f:
+            f.write("".join(k + "\n" for k in self.keys))
+        np.save(prefix + ".df.npy", self.df)
+        np.save(prefix + ".docs.npy", self.docs)
+        return prefix
 
-def level_reduce(n: int, *pieces: ShardPiece) -> Tuple[ShardRows, List[np.ndarray]]:
-    """Reduce step of level n for one shard: rows, and for each part (in the order
-    of `pieces`) which of the hashes it sent have df >= 2 (sent back to it only:
-    no part ever receives the whole frequent set)."""
+    @classmethod
+    def load(cls, prefix: str) -> "ShardRows":
+        with open(prefix + ".keys", encoding="utf-8", newline="\n") as f:
+            keys = f.read().split("\n")[:-1]
+        return cls(keys=keys, df=np.load(prefix + ".df.npy"), docs=np.load(prefix + ".docs.npy"))
+
+
+@dataclass
+class Reduced:
+    """What a level's reduce of one shard returns (its rows are on disk)."""
+
+    prefix: str  # ShardRows.load(prefix)
+    replies: List[np.ndarray]  # per part: which of the hashes it sent have df >= 2
+    unigrams: Optional[Tuple[List[str], np.ndarray]]  # level 1 only: the shard's words and their df
+
+
+def level_reduce(n: int, prefix: str, *pieces: ShardPiece) -> Reduced:
+    """Reduce step of level n for one shard: rows (saved at `prefix`), and for
+    each part (in the order of `pieces`) which of the hashes it sent have df >= 2
+    (sent back to it only: no part ever receives the whole frequent set)."""
     h = np.concatenate([p.h for p in pieces]) if pieces else np.zeros(0, dtype=np.uint64)
     doc = np.concatenate([p.doc for p in pieces]) if pieces else np.zeros(0, dtype=np.uint32)
     order = np.argsort(h, kind="stable")  # parts come in document order: ties stay sorted by document
     h, doc = h[order], doc[order]
     kh = np.concatenate([p.key_h for p in pieces]) if pieces else np.zeros(0, dtype=np.uint64)
-    keys_all = [k for p in pieces for k in p.keys]
+    keys_all = [k for p in pieces for k in p.key_list()]
     korder = np.argsort(kh, kind="stable")
     kh = kh[korder]
     keys_sorted = [keys_all[i] for i in korder.tolist()]
@@ -252,12 +290,13 @@ def level_reduce(n: int, *pieces: ShardPiece) -> Tuple[ShardRows, List[np.ndarra
             replies.append(p.key_h[frequent[at] == p.key_h])
         else:
             replies.append(np.zeros(0, dtype=np.uint64))
-    return ShardRows(keys=keys, df=df, docs=doc), replies
+    ShardRows(keys=keys, df=df, docs=doc).save(prefix)
+    return Reduced(prefix=prefix, replies=replies, unigrams=(keys, df) if n == 1 else None)
 
 
 def write_shard(out_dir: str, levels: List[ShardRows], settings: Dict[str, Any], doc_ids: List[str],
                 extra: Dict[str, int]) -> Dict[str, Any]:
-    """Final reduce: write one shard folder from its rows of every level."""
+    """Final reduce: write one shard folder from its rows of every level (level 1 first)."""
     from .build import _finish
     from .postings_codec import encode_delta_varint
     from .writer import Source, df_histogram, write_rows
@@ -368,7 +407,9 @@ def _run(client, corpus: Path, ranges, tmp: Path, settings: NgramSettings, n_sha
     mask = int(runs.HASH_MASK)
     states: List[Any] = [None] * len(parts)
     frequent: List[List[Any]] = [[] for _ in parts]  # per part: the shards' replies
-    levels: List[List[Any]] = [[] for _ in range(n_shards)]
+    levels: List[List[Any]] = [[] for _ in range(n_shards)]  # per shard: the prefix of each level's rows
+    levels_tmp = tmp / "_levels"
+    levels_tmp.mkdir()
     n_pruned: Dict[int, int] = {}
     unigram_rows = None
     for n in tqdm(range(1, max_n + 1), desc="N-grams (Dask)", unit="N", disable=not progress, leave=False):
@@ -381,9 +422,10 @@ def _run(client, corpus: Path, ranges, tmp: Path, settings: NgramSettings, n_sha
         reduced = []
         for s in range(n_shards):
             mine = [client.submit(_item, pc, s) for pc in pieces]
-            reduced.append(client.submit(level_reduce, n, *mine, pure=False))
+            prefix = str(levels_tmp / f"{shard_dir(s)}-n{n}")
+            reduced.append(client.submit(level_reduce, n, prefix, *mine, pure=False))
         for s, r in enumerate(reduced):
-            levels[s].append(client.submit(_item, r, 0))
+            levels[s].append(client.submit(_prefix, r))
         frequent = [[client.submit(_reply, r, p) for r in reduced] for p in range(len(parts))]
         if n == 1:
             unigram_rows = client.gather([client.submit(_unigrams, r) for r in reduced])
@@ -413,6 +455,7 @@ def _run(client, corpus: Path, ranges, tmp: Path, settings: NgramSettings, n_sha
     d.mkdir()
     write_token_files(d, rank_order, words, files, doc_offsets, words=True)
     shutil.rmtree(docs_tmp)
+    shutil.rmtree(levels_tmp)
     none = {"n_ngrams": 0, "n_rows": 0, "n_multi": 0, "n_pruned": 0, "n_postings": 0}
     parts_ck = {shard_dir(s): w["checksum"] for s, w in enumerate(written)}
     parts_ck[DOCS_DIR] = _finish(d, settings, doc_ids, none, extra, fmt.DOCUMENTS)["checksum"]
@@ -429,21 +472,25 @@ def _item(x: Any, i: int) -> Any:
     return x[i]
 
 
-def _reply(r: Tuple[ShardRows, List[np.ndarray]], part: int) -> np.ndarray:
-    return r[1][part]
+def _reply(r: Reduced, part: int) -> np.ndarray:
+    return r.replies[part]
+
+
+def _prefix(r: Reduced) -> str:
+    return r.prefix
 
 
 def _part_info(p: Part) -> Tuple[List[str], int, int]:
     return p.doc_ids, p.n_tokens, p.n_skipped_empty
 
 
-def _unigrams(r: Tuple[ShardRows, np.ndarray]) -> Tuple[List[str], np.ndarray]:
-    return r[0].keys, r[0].df
+def _unigrams(r: Reduced) -> Tuple[List[str], np.ndarray]:
+    return r.unigrams
 
 
 def _write_levels(out_dir: str, settings: Dict[str, Any], doc_ids: List[str], extra: Dict[str, int],
-                  *levels: ShardRows) -> Dict[str, Any]:
-    return write_shard(out_dir, list(levels), settings, doc_ids, extra)
+                  *prefixes: str) -> Dict[str, Any]:
+    return write_shard(out_dir, [ShardRows.load(p) for p in prefixes], settings, doc_ids, extra)
 
 
 def default_workers() -> int:

@@ -53,6 +53,38 @@ def test_dask_build_refuses_repeated_ids(client, tmp_path):
     assert not (tmp_path / "dask").exists()
 
 
+def test_dask_build_gives_up_after_collisions(client, tmp_path, monkeypatch):
+    """A hash collision found by a worker restarts the build with another seed,
+    from a clean staging folder; with 4 hash values every attempt collides: E066."""
+    import numpy as np
+
+    from spacy_linkguard.errors import LinkguardError
+    from spacy_linkguard.index import runs
+    from spacy_linkguard.index.distributed import build_distributed
+
+    monkeypatch.setattr(runs, "HASH_MASK", np.uint64(0x3))  # read by the client, sent to the workers
+    write_records(random_corpus(seed=5, n_docs=10), tmp_path / "c.jsonl")
+    with pytest.raises(LinkguardError, match="E066"):
+        build_distributed(tmp_path / "c.jsonl", tmp_path / "dask", NgramSettings(), n_shards=2, client=client,
+                          n_parts=3, progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl"]  # no index, no staging folder left
+
+
+def test_shard_rows_round_trip(tmp_path):
+    import numpy as np
+
+    from spacy_linkguard.index.distributed import ShardRows
+
+    rows = ShardRows(keys=["a b", "ä\u00a0c", "x"], df=np.array([2, 1, 3], dtype=np.uint32),
+                     docs=np.array([0, 4, 7, 1, 2, 3], dtype=np.uint32))
+    back = ShardRows.load(rows.save(str(tmp_path / "r")))
+    assert back.keys == rows.keys and back.df.tolist() == [2, 1, 3] and back.docs.tolist() == [0, 4, 7, 1, 2, 3]
+    assert back.df.dtype == np.uint32 and back.docs.dtype == np.uint32
+    empty = ShardRows.load(ShardRows(keys=[], df=np.zeros(0, np.uint32), docs=np.zeros(0, np.uint32)).save(
+        str(tmp_path / "e")))
+    assert empty.keys == [] and len(empty.df) == 0
+
+
 def test_cli_workers(tmp_path):
     """`build-index --workers 2` starts its own LocalCluster."""
     import subprocess
