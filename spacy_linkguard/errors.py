@@ -37,6 +37,13 @@ class Warnings(metaclass=ErrorsWithCodes):
     W050 = ("Skipped {n} empty document(s) while indexing (first: id {doc_id!r}). "
             "A whitespace-only text contains no N-gram, so it gets no document number; "
             "remove such documents from the corpus to silence this warning.")
+    W051 = ("The pruned index of {n_tokens:,} tokens is built in one process, which needs about "
+            "{need_gb:.1f} GB of working memory ({per_token} bytes per token), more than the memory "
+            "budget of {budget_gb:.1f} GB; the build goes on, but may run out of memory. The budget "
+            "bounds the sorts of the full layout (--full), not the pruned build's levels. To split "
+            "the work, build on Dask (`build-index --scheduler ADDRESS` with workers on several "
+            "machines; --workers N on one machine divides it between N processes), or raise "
+            "--memory-budget to silence this warning.")
 
     # --- W100-W149: linkage detection ---------------------------------------
     W100 = ("{n} flagged span(s) of a document could not be mapped onto its "

@@ -16,7 +16,9 @@ def build_index_cmd(
     out_dir: Path = typer.Argument(..., help="Index directory to create (an index there is replaced)."),
     max_n: int = typer.Option(8, "--max-n", help="Longest N-gram, in tokens."),
     placeholder: str = typer.Option("[REDACTED]", "--placeholder", help="Masking placeholder (a segment boundary)."),
-    memory_budget: str = typer.Option("4GB", "--memory-budget", help="Working memory for sorting, e.g. 4GB, 512MB."),
+    memory_budget: str = typer.Option("4GB", "--memory-budget", help=(
+        "Working memory for the full layout's sorts, e.g. 4GB, 512MB; the pruned build warns (W051) when it needs "
+        "more (~120 bytes per token).")),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars on stderr."),
     full: bool = typer.Option(False, "--full", help="Store every N-gram (format 2's layout) instead of the "
                               "pruned layout (frequent N-grams plus each document's tokens; the same answers)."),
@@ -56,7 +58,9 @@ def build_index_cmd(
 def add_docs_cmd(
     index_dir: Path = typer.Argument(..., help="An existing index directory."),
     corpus: Path = typer.Argument(..., help="JSONL file with the new documents (new ids)."),
-    memory_budget: str = typer.Option("4GB", "--memory-budget", help="Working memory for sorting."),
+    memory_budget: str = typer.Option("4GB", "--memory-budget", help=(
+        "Working memory for the full layout's sorts; a pruned or sharded index warns (W051) when its rebuild "
+        "needs more.")),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars on stderr."),
 ) -> None:
     """Add documents to an index; the result equals a full rebuild."""

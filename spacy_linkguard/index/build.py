@@ -17,7 +17,7 @@ from ..corpus import Record
 from ..errors import Errors, LinkguardError
 from ..ngrams import NgramSettings
 from . import format as fmt
-from .budget import parse_memory_budget
+from .budget import check_pruned_budget, parse_memory_budget
 from .lock import IndexLock
 from .runs import build_rows
 from .tokens import tokenize_records
@@ -53,6 +53,8 @@ def build_index(records: Records, path: Union[str, Path], settings: NgramSetting
         if stream.n_docs == 0:
             raise LinkguardError(Errors.E050.format(skipped=stream.n_skipped_empty))
         extra = {"n_tokens": stream.n_tokens, "n_skipped_empty": stream.n_skipped_empty}
+        if layout == fmt.PRUNED:
+            check_pruned_budget(stream.n_tokens, budget)
         if shards:
             _write_sharded(stream, work, tmp, settings, progress, shards, extra)
             shutil.rmtree(work)
@@ -166,6 +168,7 @@ def add_to_index(index, records: Records, *, memory_budget: Union[str, int] = "4
 
             old = index_token_stream(index, work / "old.u32")
             both = concat_streams(old, stream, work / "all.u32")
+            check_pruned_budget(both.n_tokens, budget)
             if index.layout == fmt.PRUNED:
                 counts = _write_pruned(both, work, tmp, settings, progress)
                 _finish(tmp, settings, doc_ids, counts, extra, fmt.PRUNED)

@@ -133,7 +133,9 @@ class NgramIndex(TextLookups):
             streamed once. Empty (whitespace-only) documents are skipped with warning W050.
         path: target directory; an index already there is replaced atomically,
             anything else there is refused (E057).
-        memory_budget: working memory for sorting, e.g. "4GB" (more gives fewer, larger runs).
+        memory_budget: working memory for the full layout's sorts, e.g. "4GB" (more gives fewer,
+            larger runs); the pruned build needs ~120 bytes per token whatever it is, and warns
+            (W051) when that is more.
         progress: show progress bars on stderr.
         n_process: tokenizer processes (default: usable CPUs, at most 4; 1 = no subprocess).
         full: store every N-gram (format version 2's layout) instead of the pruned

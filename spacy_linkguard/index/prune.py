@@ -14,7 +14,8 @@ and grouped as in the full build (`runs.py`: hashes only group rows, equal
 hashes are checked against the tokens, a collision retries with another
 seed). The other occurrences are only counted (each such N-gram is in one
 document), so that `n_ngrams`, `n_postings` and Figure 2 stay those of the
-full index. Memory: about 60 bytes per token position, whatever the budget.
+full index. Memory: about 120 bytes per token position, whatever the budget
+(budget.check_pruned_budget warns, W051, when that exceeds it).
 """
 import shutil
 from dataclasses import dataclass

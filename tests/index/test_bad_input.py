@@ -212,3 +212,46 @@ def test_collision_check_detects_different_tokens():
         runs._check_equal_adjacent(tokens, h, np.array([0, 4]), np.array([3, 3], dtype=np.uint8), 8)
     with pytest.raises(runs.HashCollision):
         runs._check_equal_adjacent(tokens, h, np.array([0, 4]), np.array([2, 3], dtype=np.uint8), 8)
+
+
+def _w051(record):
+    return [w for w in record if "W051" in str(w.message)]
+
+
+def test_pruned_build_warns_when_its_memory_estimate_exceeds_the_budget(tmp_path, monkeypatch):
+    """W051 fires exactly when PRUNED_BYTES_PER_TOKEN x tokens > budget (the pruned
+    build cannot keep to the budget); the full layout, which can, never warns.
+    The per-token figure is raised so that a small corpus crosses a 32 MiB budget."""
+    from spacy_linkguard.index import budget
+
+    docs = [{"id": f"d{i}", "text": f"the court held hearing number {i} in the case of the applicant"}
+            for i in range(20)]
+    n_tokens = NgramIndex.build(docs, tmp_path / "probe", progress=False).meta["counts"]["n_tokens"]
+    limit = 32 * 2**20
+    for per_token, warns in [(limit // n_tokens, False), (limit // n_tokens + 1, True)]:
+        monkeypatch.setattr(budget, "PRUNED_BYTES_PER_TOKEN", per_token)
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            NgramIndex.build(docs, tmp_path / "p", memory_budget="32MiB", progress=False)
+            NgramIndex.build(docs, tmp_path / "s", memory_budget="32MiB", progress=False, shards=2)
+        found = _w051(rec)
+        assert len(found) == (2 if warns else 0), per_token
+        if warns:
+            assert f"{n_tokens:,} tokens" in str(found[0].message) and "--scheduler" in str(found[0].message)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        NgramIndex.build(docs, tmp_path / "f", memory_budget="32MiB", progress=False, full=True)
+    assert not _w051(rec)
+
+
+def test_add_documents_checks_the_rebuild_of_old_and_new_tokens(tmp_path, monkeypatch):
+    from spacy_linkguard.index import budget
+
+    docs = [{"id": f"d{i}", "text": f"the registry sent letter {i} to the government"} for i in range(12)]
+    idx = NgramIndex.build(docs[:10], tmp_path / "p", progress=False)
+    old = idx.meta["counts"]["n_tokens"]
+    # the two new documents alone fit, the rebuild of all twelve does not
+    monkeypatch.setattr(budget, "PRUNED_BYTES_PER_TOKEN", 32 * 2**20 // old)
+    with pytest.warns(LinkguardWarning, match="W051"):
+        idx = idx.add_documents(docs[10:], memory_budget="32MiB", progress=False)
+    assert idx.n_docs == 12
