@@ -78,70 +78,74 @@ def relative(path: Path) -> str:
         return Path(path).name
 
 
-class DiskPeak:
-    """Samples the bytes under a folder (minus `exclude`) every `interval` seconds."""
+class Sampler:
+    """Calls `sample()` every `interval` seconds in a thread, inside a `with` block."""
+
+    def __init__(self, interval: float = 1.0):
+        self.interval = interval
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        while not self.stop.wait(self.interval):
+            self.sample()
+
+    def sample(self):
+        raise NotImplementedError
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+
+class DiskPeak(Sampler):
+    """The most bytes under a folder (minus `exclude`)."""
 
     def __init__(self, root: Path, exclude: Path, interval: float = 1.0):
-        self.root, self.exclude, self.interval, self.peak = root, exclude, interval, 0
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.run, daemon=True)
+        super().__init__(interval)
+        self.root, self.exclude, self.peak = root, exclude, 0
 
-    def run(self):
-        while not self.stop.wait(self.interval):
-            total = 0
-            for d, _, files in os.walk(self.root):
-                for f in files:
-                    p = os.path.join(d, f)
-                    if p != str(self.exclude):
-                        try:
-                            total += os.path.getsize(p)
-                        except OSError:
-                            pass
-            self.peak = max(self.peak, total)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.thread.join()
+    def sample(self):
+        total = 0
+        for d, _, files in os.walk(self.root):
+            for f in files:
+                p = os.path.join(d, f)
+                if p != str(self.exclude):
+                    try:
+                        total += os.path.getsize(p)
+                    except OSError:
+                        pass
+        self.peak = max(self.peak, total)
 
 
-class TreeMemory:
-    """Samples the resident memory of a process and all its descendants every
-    `interval` seconds: the largest single process and the largest sum."""
+class TreeMemory(Sampler):
+    """The resident memory of a process and all its descendants: the largest
+    single process and the largest sum."""
 
     def __init__(self, pid: int, interval: float = 1.0):
-        self.pid, self.interval, self.peak_one, self.peak_sum = pid, interval, 0, 0
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.run, daemon=True)
+        super().__init__(interval)
+        self.pid, self.peak_one, self.peak_sum = pid, 0, 0
 
-    def run(self):
+    def sample(self):
         import psutil
 
-        while not self.stop.wait(self.interval):
+        try:
+            root = psutil.Process(self.pid)
+            procs = [root] + root.children(recursive=True)
+        except psutil.Error:
+            return
+        rss = []
+        for pr in procs:
             try:
-                root = psutil.Process(self.pid)
-                procs = [root] + root.children(recursive=True)
+                rss.append(pr.memory_info().rss)
             except psutil.Error:
-                continue
-            rss = []
-            for pr in procs:
-                try:
-                    rss.append(pr.memory_info().rss)
-                except psutil.Error:
-                    pass
-            if rss:
-                self.peak_one, self.peak_sum = max(self.peak_one, max(rss)), max(self.peak_sum, sum(rss))
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.thread.join()
+                pass
+        if rss:
+            self.peak_one, self.peak_sum = max(self.peak_one, max(rss)), max(self.peak_sum, sum(rss))
 
 
 def build(corpus: Path, out: Path, args, extra=()):
