@@ -191,6 +191,13 @@ class Errors(metaclass=ErrorsWithCodes):
     E077 = ("Building on a Dask cluster (--workers / --scheduler) needs dask.distributed, "
             "which is not installed. Install it with `pip install spacy-linkguard[dist]` "
             "(or `pip install \"dask[distributed]\"`).")
+    E078 = ("Cannot connect to the Dask scheduler at {address}: {detail}. Expected the "
+            "address of a running `dask scheduler` (tcp://HOST:8786) that this machine can "
+            "reach; start one, with `dask worker tcp://HOST:8786` on each machine, or build "
+            "on this machine with --workers N instead of --scheduler.")
+    E079 = ("The Dask scheduler at {address} has no worker after {timeout:g} s, so the build "
+            "cannot start. Start workers with `dask worker {address}` on each machine "
+            "(they must see the output folder's parent), then run the command again.")
 
     # --- E100-E149: linkage detection ---------------------------------------
     E100 = ("k must be an integer >= 2 (a phrase set singles out a document "

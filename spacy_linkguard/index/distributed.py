@@ -334,7 +334,8 @@ def build_distributed(corpus: Union[str, Path], path: Union[str, Path], settings
         such as tcp://host:8786), else a LocalCluster of `n_workers` processes.
     n_parts: map tasks (default: 4 per worker thread).
     The staging folder next to `path` must be visible to every worker.
-    RAISES: E077 (dask.distributed not installed), E050-E058 and E075 as `build_index`.
+    RAISES: E077 (dask.distributed not installed), E078 (scheduler unreachable), E079 (no
+        worker within WORKER_WAIT_S), E050-E058 and E075 as `build_index`.
     """
     from .build import _check_layout, _check_target, _locked, _staging
 
@@ -349,13 +350,14 @@ def build_distributed(corpus: Union[str, Path], path: Union[str, Path], settings
     own = None
     if client is None:
         if scheduler:
-            client = own = Client(scheduler)
+            client = own = _connect(Client, scheduler)
         else:
             cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
                                    dashboard_address=None)
             client = own = Client(cluster)
     try:
         _check_target(path)
+        _wait_for_workers(client, scheduler or "the given client")
         with _locked(path), _staging(path) as tmp:
             _check_target(path)
             threads = sum(client.nthreads().values()) or 1
@@ -376,6 +378,28 @@ def build_distributed(corpus: Union[str, Path], path: Union[str, Path], settings
             if cluster is not None and not scheduler:
                 cluster.close()
     return path
+
+
+# How long a build waits for the first worker of a cluster that has none yet.
+WORKER_WAIT_S = 60.0
+
+
+def _connect(client_cls, address: str):
+    """A Client of the scheduler at `address`, or E078 (unreachable, bad address)."""
+    try:
+        return client_cls(address)
+    except (OSError, ValueError, TypeError) as e:
+        raise LinkguardError(Errors.E078.format(address=address, detail=f"{type(e).__name__}: {e}")) from None
+
+
+def _wait_for_workers(client, address: str) -> None:
+    """Return once the cluster has a worker; E079 after WORKER_WAIT_S without one."""
+    if client.nthreads():
+        return
+    try:
+        client.wait_for_workers(1, timeout=WORKER_WAIT_S)
+    except (TimeoutError, OSError):
+        raise LinkguardError(Errors.E079.format(address=address, timeout=WORKER_WAIT_S)) from None
 
 
 def _run(client, corpus: Path, ranges, tmp: Path, settings: NgramSettings, n_shards: int, seed: np.uint64,

@@ -99,3 +99,52 @@ def test_cli_workers(tmp_path):
     assert "3 shards, built on Dask" in proc.stdout
     NgramIndex.build(docs, tmp_path / "single", progress=False, shards=3)
     assert tree(tmp_path / "idx") == tree(tmp_path / "single")
+
+
+def test_cli_scheduler_uses_a_running_cluster(client, tmp_path):
+    """`build-index --scheduler ADDRESS` builds on an existing cluster (as with
+    `dask scheduler` + `dask worker` on several machines) and leaves it running."""
+    import subprocess
+    import sys
+
+    docs = random_corpus(seed=6, n_docs=25)
+    write_records(docs, tmp_path / "c.jsonl")
+    address = client.scheduler.address
+    proc = subprocess.run([sys.executable, "-m", "spacy_linkguard", "build-index", str(tmp_path / "c.jsonl"),
+                           str(tmp_path / "idx"), "--scheduler", address, "--shards", "2", "--no-progress"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    NgramIndex.build(docs, tmp_path / "single", progress=False, shards=2)
+    assert tree(tmp_path / "idx") == tree(tmp_path / "single")
+    assert client.submit(sum, [1, 2]).result() == 3  # the cluster is still there
+    assert not [p for p in tmp_path.iterdir() if p.name not in ("c.jsonl", "idx", "single")]  # no staging left
+
+
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:9", "no-such-protocol://x"])
+def test_unreachable_scheduler_is_a_coded_error(tmp_path, address):
+    import dask
+
+    from spacy_linkguard.errors import LinkguardError
+    from spacy_linkguard.index.distributed import build_distributed
+
+    write_records(random_corpus(seed=1, n_docs=3), tmp_path / "c.jsonl")
+    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
+        with pytest.raises(LinkguardError, match=r"E078.*dask scheduler"):
+            build_distributed(tmp_path / "c.jsonl", tmp_path / "idx", NgramSettings(), n_shards=2,
+                              scheduler=address, progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl"]
+
+
+def test_scheduler_without_workers_is_a_coded_error(tmp_path, monkeypatch):
+    from distributed import LocalCluster
+
+    from spacy_linkguard.errors import LinkguardError
+    from spacy_linkguard.index import distributed as dist
+
+    monkeypatch.setattr(dist, "WORKER_WAIT_S", 1.0)
+    write_records(random_corpus(seed=1, n_docs=3), tmp_path / "c.jsonl")
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:
+        with pytest.raises(LinkguardError, match=r"E079.*no worker after 1 s.*dask worker"):
+            dist.build_distributed(tmp_path / "c.jsonl", tmp_path / "idx", NgramSettings(), n_shards=2,
+                                   scheduler=cluster.scheduler_address, progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl"]
