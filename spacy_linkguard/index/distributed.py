@@ -41,15 +41,17 @@ import os
 import shutil
 import tempfile
 from dataclasses import dataclass
+from functools import partial
+from itertools import chain
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 
 from ..errors import Errors, LinkguardError
 from ..ngrams import NgramSettings
 from . import format as fmt
-from .runs import MAX_ATTEMPTS, HashCollision, _check_equal_adjacent, _dedup, _KeyText, _mix, seed_for
+from .runs import MAX_ATTEMPTS, HashCollision, _check_equal_adjacent, _dedup, _KeyText, _mix, iter_lines, seed_for
 from .shards import shard_ids
 from .tokens import SENTINEL
 
@@ -230,25 +232,28 @@ def encode_part_docs(part: Part, rank_of: Dict[str, int], out: str) -> np.ndarra
 # ---- reduce side ------------------------------------------------------------
 @dataclass
 class ShardRows:
-    """One level's rows of one shard, in memory while it is reduced or written."""
+    """One level's rows of one shard.
 
-    keys: List[str]
+    keys: returns a fresh iterator over the keys in row order (as `writer.Source.keys`).
+    """
+
+    keys: Callable[[], Iterator[str]]
     df: np.ndarray
     docs: np.ndarray  # the documents of every row, row after row
 
     def save(self, prefix: str) -> str:
         """Write the rows to `prefix`.keys (UTF-8 lines), .df.npy and .docs.npy; returns prefix."""
         with open(prefix + ".keys", "w", encoding="utf-8", newline="\n") as f:
-            f.write("".join(k + "\n" for k in self.keys))
+            f.write("".join(k + "\n" for k in self.keys()))
         np.save(prefix + ".df.npy", self.df)
         np.save(prefix + ".docs.npy", self.docs)
         return prefix
 
     @classmethod
     def load(cls, prefix: str) -> "ShardRows":
-        with open(prefix + ".keys", encoding="utf-8", newline="\n") as f:
-            keys = f.read().split("\n")[:-1]
-        return cls(keys=keys, df=np.load(prefix + ".df.npy"), docs=np.load(prefix + ".docs.npy"))
+        """The rows saved at `prefix`; the keys are read from the file each time they are iterated."""
+        return cls(keys=partial(iter_lines, Path(prefix + ".keys")), df=np.load(prefix + ".df.npy"),
+                   docs=np.load(prefix + ".docs.npy"))
 
 
 @dataclass
@@ -290,7 +295,7 @@ def level_reduce(n: int, prefix: str, *pieces: ShardPiece) -> Reduced:
             replies.append(p.key_h[frequent[at] == p.key_h])
         else:
             replies.append(np.zeros(0, dtype=np.uint64))
-    ShardRows(keys=keys, df=df, docs=doc).save(prefix)
+    ShardRows(keys=lambda: iter(keys), df=df, docs=doc).save(prefix)
     return Reduced(prefix=prefix, replies=replies, unigrams=(keys, df) if n == 1 else None)
 
 
@@ -302,7 +307,6 @@ def write_shard(out_dir: str, levels: List[ShardRows], settings: Dict[str, Any],
     from .writer import Source, df_histogram, write_rows
 
     s = NgramSettings.from_dict(settings)
-    keys = [k for lv in levels for k in lv.keys]
     df = np.concatenate([lv.df for lv in levels]) if levels else np.zeros(0, dtype=np.uint32)
     ngram_n = np.concatenate([np.full(len(lv.df), i + 1, dtype=np.uint8) for i, lv in enumerate(levels)]) \
         if levels else np.zeros(0, dtype=np.uint8)
@@ -316,7 +320,8 @@ def write_shard(out_dir: str, levels: List[ShardRows], settings: Dict[str, Any],
     blob, lens = encode_delta_varint(docs[sel], m_df)
     offsets = np.zeros(len(multi) + 1, dtype=np.uint64)
     np.cumsum(lens, out=offsets[1:])
-    src = Source(keys=lambda: iter(keys), df=df, ref=ref, ngram_n=ngram_n, offsets=offsets, blob=blob)
+    src = Source(keys=lambda: chain.from_iterable(lv.keys() for lv in levels), df=df, ref=ref, ngram_n=ngram_n,
+                 offsets=offsets, blob=blob)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     counts = write_rows([src], out, max_n=s.max_n, compact=True)

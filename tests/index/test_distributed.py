@@ -75,14 +75,16 @@ def test_shard_rows_round_trip(tmp_path):
 
     from spacy_linkguard.index.distributed import ShardRows
 
-    rows = ShardRows(keys=["a b", "ä\u00a0c", "x"], df=np.array([2, 1, 3], dtype=np.uint32),
+    keys = ["a b", "ä\u00a0c", "x"]
+    rows = ShardRows(keys=lambda: iter(keys), df=np.array([2, 1, 3], dtype=np.uint32),
                      docs=np.array([0, 4, 7, 1, 2, 3], dtype=np.uint32))
     back = ShardRows.load(rows.save(str(tmp_path / "r")))
-    assert back.keys == rows.keys and back.df.tolist() == [2, 1, 3] and back.docs.tolist() == [0, 4, 7, 1, 2, 3]
+    assert list(back.keys()) == keys and list(back.keys()) == keys  # read again on each iteration
+    assert back.df.tolist() == [2, 1, 3] and back.docs.tolist() == [0, 4, 7, 1, 2, 3]
     assert back.df.dtype == np.uint32 and back.docs.dtype == np.uint32
-    empty = ShardRows.load(ShardRows(keys=[], df=np.zeros(0, np.uint32), docs=np.zeros(0, np.uint32)).save(
-        str(tmp_path / "e")))
-    assert empty.keys == [] and len(empty.df) == 0
+    empty = ShardRows.load(ShardRows(keys=lambda: iter([]), df=np.zeros(0, np.uint32),
+                                     docs=np.zeros(0, np.uint32)).save(str(tmp_path / "e")))
+    assert list(empty.keys()) == [] and len(empty.df) == 0
 
 
 def test_cli_workers(tmp_path):
