@@ -214,6 +214,21 @@ class Errors(metaclass=ErrorsWithCodes):
             "combinations held at once) must be an integer >= 1, got {value}. "
             "Leave it at its default ({default}), or raise it to keep the exact "
             "counts and the global greedy hitting set on longer texts.")
+    E105 = ("sources (the collection ids of the documents a text was made from) "
+            "must be a non-empty list of str, got {value}. Give e.g. "
+            "[\"001-61227\"] for the source verdict, or None for the any verdict "
+            "(text of unknown source).")
+    E106 = ("{n} source id(s) are not documents of the index ({n_docs} documents): "
+            "{unknown}. Give the ids the collection had when the index was built "
+            "(a corpus line's \"sources\" or, without it, its \"id\"), or use "
+            "--verdict any (sources=None) for text whose source is not in the collection.")
+    E107 = ("verdict must be one of {allowed}, got {value!r}. \"source\": a search "
+            "links only when it finds one of the document's own sources (needs "
+            "sources); \"any\": any search with fewer than k results links; "
+            "\"auto\": source when the sources are known, else any.")
+    E108 = ("verdict \"source\" needs the sources of {what}, and none are known: "
+            "{detail}. Give them (a corpus line's \"sources\": [ids], or "
+            "doc._.linkguard_sources), or use verdict \"auto\" or \"any\".")
     E110 = ("The linkguard component has no index (index = {value}). Build one "
             "with `python -m spacy_linkguard build-index CORPUS.jsonl DIR` and give "
             "its folder to nlp.initialize() in the config: "

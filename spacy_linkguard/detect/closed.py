@@ -19,7 +19,7 @@ the text (`docbits.DocBits`), so W is a few word operations per distinct
 (key, left key, right key).
 """
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -42,11 +42,14 @@ class Closure:
         return int(len(self.candidates))
 
 
-def closed_candidates(freq: Frequent, postings: Sequence[np.ndarray]) -> Closure:
+def closed_candidates(freq: Frequent, postings: Sequence[np.ndarray],
+                      within: Optional[np.ndarray] = None) -> Closure:
     """The closed keys of a text and their witness documents.
 
     freq (Frequent): the text's frequent occurrences (`find_occurrences`).
     postings (Sequence[np.ndarray]): D(g) of every key of `freq.keys`, sorted.
+    within (np.ndarray): document numbers that may be witnesses (the source
+        verdict's sources, sorted); None: every document.
     RETURNS (Closure).
     """
     n_keys = len(freq.keys)
@@ -62,11 +65,20 @@ def closed_candidates(freq: Frequent, postings: Sequence[np.ndarray]) -> Closure
     g, lg, rg = codes // (base * base), (codes // base) % base, codes % base
     bits = np.vstack([d.bits, np.zeros((1, d.n_words), dtype=np.uint64)])
     wit = bits[g] & ~bits[lg] & ~bits[rg]
+    if within is not None:
+        wit &= _mask(d.doc_numbers, within, d.n_words)
     keys, starts = np.unique(g, return_index=True)
     wit = np.bitwise_or.reduceat(wit, starts, axis=0)
     closed = np.bitwise_count(wit).sum(axis=1) > 0
     candidates = keys[closed].astype(np.int64)
     return Closure(candidates, DocBits(d.doc_numbers, d.bits[candidates]), DocBits(d.doc_numbers, wit[closed]))
+
+
+def _mask(doc_numbers: np.ndarray, within: np.ndarray, n_words: int) -> np.ndarray:
+    """One row of bits over `doc_numbers`, set where the document is in `within`."""
+    flags = np.zeros(n_words * 64, dtype=bool)
+    flags[: len(doc_numbers)] = np.isin(doc_numbers, within)
+    return np.packbits(flags, bitorder="little").view(np.uint64)
 
 
 def rich_witnesses(closure: Closure, k: int, block: int = 1 << 16, n_hubs: int = 32) -> DocBits:

@@ -1,7 +1,7 @@
 """`Detector`: exact linkage detection on plain text against an N-gram index."""
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -14,7 +14,7 @@ from .hitting import ComboHits, greedy_hitting_set
 from .occurrences import Frequent, Occurrence, Occurrences, find_occurrences
 from .singles import choose_rare_spans
 from .streamed import streamed_hits
-from .types import COMBO, NGRAM, Detection, FlaggedSpan
+from .types import ANY, COMBO, NGRAM, SOURCE, Detection, FlaggedSpan
 
 MAX_ARITY = 3  # combinations of up to 3 N-grams (SPEC.md, m = 3)
 MAX_COMBOS = 2_000_000  # default memory budget: combinations held at once (~400 MB)
@@ -29,6 +29,13 @@ _INDEX_API = ("settings", "doc_ids", "key_doc_freqs", "key_postings")
 class Analysis:
     """Everything `Detector.analyze` finds in one text (for tests, benchmarks, reports).
 
+    linking_rare: the minimal rare occurrences that link under the verdict:
+        all of `occurrences.minimal_rare` under "any"; under "source" those
+        whose N-gram occurs in a source document.
+    chosen_rare: the non-overlapping ones of them to flag (`choose_rare_spans`).
+    sources: the source documents' numbers (sorted), or None for the "any"
+        verdict. Under "source" only source documents are witnesses, so the
+        candidates are the x-maximal N-grams for x in the sources.
     candidates: the closed candidate keys (x-maximal for some document x,
         SPEC.md "Combinations"), numbered by first occurrence in the text;
         computed only when max_arity >= 2.
@@ -53,7 +60,9 @@ class Analysis:
     """
 
     occurrences: Occurrences
+    linking_rare: List[Occurrence]
     chosen_rare: List[Occurrence]
+    sources: Optional[np.ndarray] = None
     candidates: List[str] = field(default_factory=list)
     candidate_df: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     candidate_occurrences: List[List[Occurrence]] = field(default_factory=list)
@@ -70,7 +79,11 @@ class Analysis:
 
     @property
     def safe(self) -> bool:
-        return not self.occurrences.minimal_rare and not (self.hits is not None and self.hits.n_combinations)
+        return not self.linking_rare and not (self.hits is not None and self.hits.n_combinations)
+
+    @property
+    def verdict(self) -> str:
+        return ANY if self.sources is None else SOURCE
 
 
 def check_max_combos(value: Any) -> None:
@@ -137,26 +150,33 @@ class Detector:
         self.max_arity = max_arity
         self.n_examples = n_examples
         self.max_combos = max_combos
+        self._doc_numbers: Optional[Tuple[Any, Dict[str, int]]] = None  # (index checksum, id -> number)
         self._doc_freqs = _DocFreqCache(index, cache_size)
         self._postings = _PostingCache(index, cache_size * 8)
 
-    def analyze(self, text: str) -> Analysis:
+    def analyze(self, text: str, sources: Optional[Sequence[str]] = None) -> Analysis:
         """Find minimal rare N-grams, closed candidates and minimal linkable combinations.
 
         text (str): The released document's text.
+        sources (Sequence[str]): collection ids of the documents the text was
+            made from: the "source" verdict (a search links only when its
+            result set holds one of them). None: the "any" verdict (SPEC.md).
         RETURNS (Analysis): see the class; `detect` turns it into spans.
-        RAISES: LinkguardError E103 when `text` is not a str.
+        RAISES: LinkguardError E103 when `text` is not a str, E105/E106 for bad sources.
         """
         if not isinstance(text, str):
             raise LinkguardError(Errors.E103.format(kind=type(text).__name__))
+        src = self.source_numbers(sources)
         k = self.k
         occ = find_occurrences(text, self.settings, self._doc_freqs, k, with_frequent=self.max_arity >= 2)
-        res = Analysis(occurrences=occ, chosen_rare=choose_rare_spans(occ.minimal_rare, occ.n_tokens))
+        rare = occ.minimal_rare if src is None else self._rare_in(occ.minimal_rare, src)
+        res = Analysis(occurrences=occ, linking_rare=rare, chosen_rare=choose_rare_spans(rare, occ.n_tokens),
+                       sources=src)
         freq = occ.frequent
         if self.max_arity < 2 or not freq.keys:
             return res
         postings = self._postings(freq.keys)
-        closure = closed_candidates(freq, postings)
+        closure = closed_candidates(freq, postings, within=src)
         numbers = closure.candidates.tolist()
         res.candidates = [freq.keys[c] for c in numbers]
         res.candidate_df = freq.df[closure.candidates]
@@ -206,29 +226,63 @@ class Detector:
         hs = greedy_hitting_set(len(live), combos)
         return hs.evidence(combos, sizes, self.n_examples, numbers=live)
 
-    def detect(self, text: str) -> Detection:
+    def source_numbers(self, sources: Optional[Sequence[str]]) -> Optional[np.ndarray]:
+        """The sorted document numbers of `sources` (collection ids); None for None.
+
+        RAISES: LinkguardError E105 unless a non-empty list of str, E106 when
+            an id is not in the index.
+        """
+        if sources is None:
+            return None
+        if isinstance(sources, (str, bytes)) or not isinstance(sources, (list, tuple)) or not sources or not all(
+                isinstance(s, str) for s in sources):
+            raise LinkguardError(Errors.E105.format(value=repr(sources)[:200]))
+        checksum = getattr(self.index, "checksum", None)
+        if self._doc_numbers is None or self._doc_numbers[0] != checksum:
+            self._doc_numbers = (checksum, {str(d): i for i, d in enumerate(self.index.doc_ids)})
+        numbers = self._doc_numbers[1]
+        unknown = [s for s in sources if s not in numbers]
+        if unknown:
+            raise LinkguardError(Errors.E106.format(unknown=", ".join(map(repr, unknown[:5])), n=len(unknown),
+                                                    n_docs=len(numbers)))
+        return np.unique(np.fromiter((numbers[s] for s in sources), dtype=np.int64, count=len(sources)))
+
+    def _rare_in(self, rare: List[Occurrence], src: np.ndarray) -> List[Occurrence]:
+        """The occurrences of `rare` whose N-gram occurs in a source document."""
+        keys = list(dict.fromkeys(o[2] for o in rare))
+        if not keys:
+            return []
+        held = {key for key, p in zip(keys, _posting_arrays(self.index, keys))
+                if len(np.intersect1d(p, src, assume_unique=True))}
+        return [o for o in rare if o[2] in held]
+
+    def detect(self, text: str, sources: Optional[Sequence[str]] = None) -> Detection:
         """Flag the spans to rephrase so that `text` no longer singles out a document.
 
         text (str): The released document's text.
+        sources (Sequence[str]): the text's source documents (collection ids):
+            the "source" verdict; None (the default): the "any" verdict.
         RETURNS (Detection): spans (NGRAM and COMBO, char offsets into `text`),
-            the safe verdict and a report.
+            the safe verdict and a report (with `verdict` and `sources`).
         """
         start = time.perf_counter()
-        res = self.analyze(text)
+        res = self.analyze(text, sources)
         spans = self._ngram_spans(res) + self._combo_spans(res)
         spans.sort(key=lambda s: (s.start_char, s.end_char, s.label))
         occ = res.occurrences
-        minimal = {"1": len({o[2] for o in occ.minimal_rare})}
+        minimal = {"1": len({o[2] for o in res.linking_rare})}
         counts = res.hits.counts if res.hits is not None else {}
         for arity in range(2, self.max_arity + 1):
             minimal[str(arity)] = int(counts.get(arity, 0))
         report: Dict[str, Any] = {
+            "verdict": res.verdict,
+            "sources": None if sources is None else list(dict.fromkeys(sources)),
             "k": self.k,
             "max_arity": self.max_arity,
             "tokens": occ.n_tokens,
             "segments": occ.n_segments,
             "lookups": occ.n_lookups,
-            "rare_minimal": len(occ.minimal_rare),
+            "rare_minimal": len(res.linking_rare),
             "candidates": len(res.candidates),
             "minimal_linkable": minimal,
             "spans": {NGRAM: sum(s.label == NGRAM for s in spans), COMBO: sum(s.label == COMBO for s in spans)},
@@ -268,7 +322,8 @@ class Detector:
         firsts = np.fromiter((o[0] for o in res.chosen_rare), dtype=np.int64, count=len(res.chosen_rare))
         lasts = firsts + np.fromiter((o[1] for o in res.chosen_rare), dtype=np.int64,
                                      count=len(res.chosen_rare)) - 1
-        return [FlaggedSpan(start, end, NGRAM, key, df, linked_ids=linked[key])
+        verdict = res.verdict
+        return [FlaggedSpan(start, end, NGRAM, key, df, linked_ids=linked[key], verdict=verdict)
                 for (_, _, key, df), start, end in zip(res.chosen_rare, occ.starts[firsts].tolist(),
                                                         occ.ends[lasts].tolist())]
 
@@ -287,7 +342,8 @@ class Detector:
                 at += 1
             for first, n, key, df in res.candidate_occurrences[c]:
                 start, end = res.occurrences.char_span(first, n)
-                out.append(FlaggedSpan(start, end, COMBO, key, df, n_broken=n_broken, examples=examples))
+                out.append(FlaggedSpan(start, end, COMBO, key, df, n_broken=n_broken, examples=examples,
+                                       verdict=res.verdict))
         return out
 
     def _partner(self, res: Analysis, m: int) -> Dict[str, Any]:

@@ -5,6 +5,9 @@ from typing import Any, Dict, List
 NGRAM = "NGRAM"  # a minimal rare N-gram (arity 1)
 COMBO = "COMBO"  # a candidate chosen to break linkable combinations (arity 2..m)
 LABELS = (NGRAM, COMBO)
+SOURCE = "source"  # a search links only when its result set holds a source document
+ANY = "any"  # a search links whenever it returns 1..k-1 documents (SPEC.md)
+VERDICTS = (SOURCE, ANY)
 
 
 @dataclass
@@ -21,6 +24,8 @@ class FlaggedSpan:
     examples: for COMBO, a few of those combinations, each
         {"partners": [{"key", "start_char", "end_char"}], "size": |intersection|,
         "linked_ids": [...]}.
+    verdict: the verdict the span links under: "source" (its search finds
+        one of the text's source documents) or "any" (SPEC.md).
     """
 
     start_char: int
@@ -31,6 +36,7 @@ class FlaggedSpan:
     linked_ids: List[str] = field(default_factory=list)
     n_broken: int = 0
     examples: List[Dict[str, Any]] = field(default_factory=list)
+    verdict: str = ANY
 
     def to_dict(self) -> Dict[str, Any]:
         return asdict(self)
@@ -41,10 +47,11 @@ class Detection:
     """The result of `Detector.detect(text)`.
 
     spans: flagged spans sorted by (start_char, end_char, label).
-    safe: True when the text has no rare N-gram and no linkable combination of
-        arity <= max_arity (SPEC.md, "A document is safe").
-    report: counts (tokens, rare N-grams, candidates, minimal linkable
-        combinations by arity, spans chosen) and seconds.
+    safe: True when no N-gram and no combination of arity <= max_arity links
+        the text under the verdict (SPEC.md, "A document is safe").
+    report: the verdict and sources, counts (tokens, rare N-grams,
+        candidates, minimal linkable combinations by arity, spans chosen)
+        and seconds.
     """
 
     spans: List[FlaggedSpan]
@@ -52,4 +59,9 @@ class Detection:
     report: Dict[str, Any]
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"safe": self.safe, "spans": [s.to_dict() for s in self.spans], "report": self.report}
+        return {"safe": self.safe, "verdict": self.verdict, "spans": [s.to_dict() for s in self.spans],
+                "report": self.report}
+
+    @property
+    def verdict(self) -> str:
+        return str(self.report.get("verdict", ANY))

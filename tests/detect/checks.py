@@ -1,6 +1,6 @@
 """Compare a Detection with the brute-force oracle (soundness, completeness, verdict)."""
 from collections import Counter
-from typing import Sequence, Set
+from typing import Optional, Sequence, Set
 
 from spacy_linkguard.detect import COMBO, NGRAM, Detector
 from spacy_linkguard.ngrams import NgramSettings
@@ -8,16 +8,24 @@ from spacy_linkguard.ngrams import NgramSettings
 from .oracle import linkable_among_all_frequent, oracle
 
 
-def check_against_oracle(det: Detector, text: str, doc_keys: Sequence[Set[str]], all_frequent: bool = False) -> dict:
-    """Assert every SPEC.md property of `det.detect(text)`; return some counts.
+def check_against_oracle(det: Detector, text: str, doc_keys: Sequence[Set[str]], all_frequent: bool = False,
+                         sources: Optional[Sequence[str]] = None) -> dict:
+    """Assert every SPEC.md property of `det.detect(text, sources)`; return some counts.
 
     all_frequent: also enumerate every combination of ANY frequent N-grams of
     the text (exponential: small texts only) and check that each linkable one
-    is broken by the flagged spans."""
+    is broken by the flagged spans.
+    sources: collection ids: the source verdict (None: the any verdict)."""
     settings: NgramSettings = det.settings
     k, m = det.k, det.max_arity
-    res = det.detect(text)
-    ora = oracle(text, doc_keys, settings, k, m)
+    res = det.detect(text, sources)
+    ids = [str(d) for d in det.index.doc_ids]
+    numbers = None if sources is None else {ids.index(s) for s in sources}
+    ora = oracle(text, doc_keys, settings, k, m, sources=numbers)
+    verdict = "any" if sources is None else "source"
+    assert res.verdict == res.report["verdict"] == verdict
+    assert all(s.verdict == verdict for s in res.spans)
+    assert res.report["sources"] == (None if sources is None else list(dict.fromkeys(sources)))
     chars_of = ora.occ_chars
 
     ngram = [s for s in res.spans if s.label == NGRAM]
@@ -28,6 +36,7 @@ def check_against_oracle(det: Detector, text: str, doc_keys: Sequence[Set[str]],
         assert minimal_rare_chars.get((s.start_char, s.end_char)) == s.key, s
         assert s.df == ora.df[s.key] and 1 <= s.df < k
         assert len(s.linked_ids) == s.df
+        assert sources is None or set(s.linked_ids) & set(sources), (s, sources)
     # NGRAM spans do not overlap.
     ordered = sorted((s.start_char, s.end_char) for s in ngram)
     assert all(a[1] <= b[0] for a, b in zip(ordered, ordered[1:])), ordered
@@ -51,6 +60,7 @@ def check_against_oracle(det: Detector, text: str, doc_keys: Sequence[Set[str]],
         assert s.df == ora.df[s.key] >= k
         for ex in s.examples:
             assert 1 <= ex["size"] < k and len(ex["linked_ids"]) == ex["size"]
+            assert sources is None or set(ex["linked_ids"]) & set(sources), (ex, sources)
             assert frozenset([s.key] + [p["key"] for p in ex["partners"]]) in set(ora.minimal)
     # Completeness, arity >= 2: every linkable combination of x-maximal N-grams
     # contains a COMBO key (whose occurrences are then all flagged).
@@ -70,7 +80,7 @@ def check_against_oracle(det: Detector, text: str, doc_keys: Sequence[Set[str]],
         def broken(key: str) -> bool:
             return all(any(a < e and s_ < b for s_, e in flagged_spans) for a, b in occs_of[key])
 
-        for c in linkable_among_all_frequent(text, doc_keys, settings, k, m):
+        for c in linkable_among_all_frequent(text, doc_keys, settings, k, m, sources=numbers):
             assert any(broken(g) for g in c), sorted(c)
     # Counts of minimal linkable combinations by arity.
     by_arity = Counter(len(c) for c in ora.minimal)

@@ -7,7 +7,7 @@ independent of the detector's code (it uses only the shared tokenization).
 """
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Dict, FrozenSet, List, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from spacy_linkguard.ngrams import NgramSettings, segment_ngrams, text_ngram_keys, text_segments
 
@@ -28,7 +28,10 @@ class OracleResult:
     safe: bool
 
 
-def oracle(text: str, doc_keys: Sequence[Set[str]], settings: NgramSettings, k: int, max_arity: int) -> OracleResult:
+def oracle(text: str, doc_keys: Sequence[Set[str]], settings: NgramSettings, k: int, max_arity: int,
+           sources: Optional[Set[int]] = None) -> OracleResult:
+    """SPEC.md's sets for `text`; `sources` (document numbers) gives the source
+    verdict (a search links only when its result holds one of them), None the any verdict."""
     segments = text_segments(text, settings)
     occ_key: Dict[Occ, str] = {}
     occ_chars: Dict[Occ, Tuple[int, int]] = {}
@@ -36,7 +39,12 @@ def oracle(text: str, doc_keys: Sequence[Set[str]], settings: NgramSettings, k: 
         for i, n, key in segment_ngrams(seg, settings.max_n):
             occ_key[(s, i, n)] = key
             occ_chars[(s, i, n)] = (seg.starts[i], seg.ends[i + n - 1])
-    df = {key: sum(key in keys for keys in doc_keys) for key in set(occ_key.values())}
+    docs_all = {key: frozenset(d for d, keys in enumerate(doc_keys) if key in keys) for key in set(occ_key.values())}
+    df = {key: len(docs) for key, docs in docs_all.items()}
+
+    def links(result: FrozenSet[int]) -> bool:
+        return 1 <= len(result) < k and (sources is None or bool(result & sources))
+
     rare = {o for o, key in occ_key.items() if 1 <= df[key] < k}
 
     def inside(o: Occ):  # proper contiguous sub-occurrences
@@ -44,6 +52,10 @@ def oracle(text: str, doc_keys: Sequence[Set[str]], settings: NgramSettings, k: 
         return [(s, j, m) for m in range(1, n + 1) for j in range(i, i + n - m + 1) if (j, m) != (i, n)]
 
     minimal_rare = {o for o in rare if not any(p in rare for p in inside(o))}
+    # Under source, only rare N-grams of a source document link (a linking
+    # rare N-gram contains a minimal rare one, which occurs in that source too).
+    minimal_rare = {o for o in minimal_rare if links(docs_all[occ_key[o]])}
+    rare_links = any(links(docs_all[occ_key[o]]) for o in rare)
     frequent = {o for o, key in occ_key.items() if df[key] >= k}
     frequent_keys = {occ_key[o] for o in frequent}
     docs_of = {g: frozenset(d for d, keys in enumerate(doc_keys) if g in keys) for g in frequent_keys}
@@ -57,6 +69,8 @@ def oracle(text: str, doc_keys: Sequence[Set[str]], settings: NgramSettings, k: 
     for o in frequent:
         longer = containing(o)
         for x in docs_of[occ_key[o]]:
+            if sources is not None and x not in sources:
+                continue  # only a source document can be in a linking result set with x-maximal members
             if not any(x in docs_of[occ_key[p]] for p in longer):
                 x_maximal.setdefault(x, set()).add(occ_key[o])
     candidates = set().union(*x_maximal.values()) if x_maximal else set()
@@ -70,20 +84,21 @@ def oracle(text: str, doc_keys: Sequence[Set[str]], settings: NgramSettings, k: 
         for m in range(2, max_arity + 1):
             for combo in combinations(sorted(keys), m):
                 common = frozenset.intersection(*(docs_of[g] for g in combo))
-                if 1 <= len(common) < k:
+                if links(common):
                     linkable_set.add(frozenset(combo))
     linkable = sorted(linkable_set, key=sorted)
     minimal = [
         c for c in linkable if not any(frozenset(sub) in linkable_set for m in range(2, len(c)) for sub in combinations(c, m))
     ]
-    safe = not rare and not linkable
+    safe = not rare_links and not linkable
     return OracleResult(occ_key, occ_chars, df, minimal_rare, candidates, candidate_occs, linkable, minimal, safe)
 
 
 def linkable_among_all_frequent(text: str, doc_keys: Sequence[Set[str]], settings: NgramSettings, k: int,
-                                max_arity: int) -> List[FrozenSet[str]]:
+                                max_arity: int, sources: Optional[Set[int]] = None) -> List[FrozenSet[str]]:
     """Every linkable combination of 2..m frequent N-grams of the text, short or
-    long, x-maximal or not: the adversary's whole choice (small texts only)."""
+    long, x-maximal or not: the adversary's whole choice (small texts only).
+    With `sources`, only those whose result set holds one of them (source verdict)."""
     keys = text_ngram_keys(text, settings)
     docs_of = {g: frozenset(d for d, ks in enumerate(doc_keys) if g in ks) for g in keys}
     frequent = sorted(g for g in keys if len(docs_of[g]) >= k)
@@ -91,6 +106,6 @@ def linkable_among_all_frequent(text: str, doc_keys: Sequence[Set[str]], setting
     for m in range(2, max_arity + 1):
         for combo in combinations(frequent, m):
             common = frozenset.intersection(*(docs_of[g] for g in combo))
-            if 1 <= len(common) < k:
+            if 1 <= len(common) < k and (sources is None or common & sources):
                 out.append(frozenset(combo))
     return out
