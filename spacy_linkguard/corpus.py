@@ -1,8 +1,13 @@
-"""Reading and writing corpora: JSONL, one `{"id", "text", "meta"?}` object a line."""
+"""Reading and writing corpora: JSONL, one `{"id", "text", "meta"?, "sources"?}` object a line.
+
+`sources` (optional): the collection ids of the documents a released text was
+made from (SPEC.md, the source verdict); without it a line's `id` is its
+source when the index holds a document of that id.
+"""
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from .errors import Errors, LinkguardError
 
@@ -15,6 +20,7 @@ class Record:
     text: str
     meta: Dict[str, Any] = field(default_factory=dict)
     line: int = 0  # 1-based line number in the file it came from (0: not from a file)
+    sources: Optional[List[str]] = None  # collection ids it was made from (None: not given)
 
 
 def iter_json_lines(path: Union[str, Path], *, hint: str = "") -> Iterator[Tuple[int, Any]]:
@@ -81,7 +87,14 @@ def record_from_obj(obj: Any, *, path: Union[str, Path] = "<records>", line: int
     meta = obj.get("meta") or {}
     if not isinstance(meta, dict):
         raise LinkguardError(Errors.E007.format(path=path, line=line, field="meta", kind="object"))
-    return Record(id=doc_id, text=text, meta=meta, line=line)
+    sources = obj.get("sources")
+    if sources is not None:
+        if not isinstance(sources, list) or not sources or not all(
+                isinstance(s, (str, int)) and not isinstance(s, bool) and s != "" for s in sources):
+            raise LinkguardError(Errors.E007.format(path=path, line=line, field="sources",
+                                                    kind="non-empty list of ids (str or int)"))
+        sources = [str(s) for s in sources]
+    return Record(id=doc_id, text=text, meta=meta, line=line, sources=sources)
 
 
 def write_records(records: Iterable[Union[Record, Dict[str, Any]]], path: Union[str, Path]) -> int:
@@ -103,6 +116,8 @@ def _record_to_obj(rec: Record) -> Dict[str, Any]:
     obj: Dict[str, Any] = {"id": rec.id, "text": rec.text}
     if rec.meta:
         obj["meta"] = rec.meta
+    if rec.sources is not None:
+        obj["sources"] = rec.sources
     return obj
 
 

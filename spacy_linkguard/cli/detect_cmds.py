@@ -12,6 +12,25 @@ from .app import app
 VERIFY_HELP = "Check every byte of the index (SHA-256) before using it; cheap checks run anyway."
 MAX_N_HELP = "Expected max_n of the index (E003 if it differs); default: the index's."
 PLACEHOLDER_HELP = "Expected placeholder of the index (E003 if it differs); default: the index's."
+VERDICT_HELP = ("source: a search links only when it finds one of the document's sources (a line's \"sources\", "
+                "else its id when the index holds it); any: every search with fewer than k results links; "
+                "auto: source when the sources are known, else any.")
+
+
+def line_sources(detector, verdict: str, rec) -> "Optional[list]":
+    """The sources a corpus line is detected with under `verdict` (None: any).
+
+    RAISES: LinkguardError E107 (verdict), E108 (source, but none known).
+    """
+    from ..detect import resolve_sources
+
+    return resolve_sources(verdict, rec.sources, rec.id, detector.has_document,
+                           what=f"line {rec.line} (id {rec.id!r})")
+
+
+def verdict_summary(counts: "dict") -> str:
+    """"verdict source for 3, any for 1" from {"source": 3, "any": 1}."""
+    return "verdict " + ", ".join(f"{v} for {n}" for v, n in sorted(counts.items()) if n)
 
 
 
@@ -30,40 +49,46 @@ def detect_cmd(
     k: int = typer.Option(2, "--k", help="A phrase set singles out when it matches 1..k-1 documents."),
     max_arity: int = typer.Option(3, "--max-arity", help="1: single N-grams; 2-3: combinations too."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write JSONL here instead of stdout (never the input)."),
+    verdict: str = typer.Option("auto", "--verdict", help=VERDICT_HELP),
     verify: bool = typer.Option(False, "--verify", help=VERIFY_HELP),
     max_n: Optional[int] = typer.Option(None, "--max-n", help=MAX_N_HELP),
     placeholder: Optional[str] = typer.Option(None, "--placeholder", help=PLACEHOLDER_HELP),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
 ) -> None:
-    """Flag linkable spans: one JSON line per document (id, safe, spans, report)."""
+    """Flag linkable spans: one JSON line per document (id, safe, verdict, spans, report)."""
+    from collections import Counter
+
     from tqdm import tqdm
 
     from ..corpus import count_lines, iter_records
-    from ..detect import Detector
+    from ..detect import Detector, check_verdict
     from ..errors import LinkguardError
     from ..index import open_index
     from ..pipeline.linkguard import requested_settings
     from .output import atomic_output
 
     try:
+        check_verdict(verdict)
         idx = open_index(index, verify=verify)
         settings = requested_settings(idx.settings, max_n=max_n, placeholder=placeholder)
         detector = Detector(idx, k=k, max_arity=max_arity, settings=settings)
         records = iter_records(queries)
         n_safe = n = 0
+        verdicts: Counter = Counter()
         with atomic_output(out, queries) as sink:
             bar = tqdm(records, total=count_lines(queries), file=sys.stderr, disable=not progress,
                        desc="detect", unit="doc")
             for rec in bar:
-                res = detector.detect(rec.text)
+                res = detector.detect(rec.text, line_sources(detector, verdict, rec))
                 line = {"id": rec.id, **res.to_dict()}
                 sink.write(json.dumps(line, ensure_ascii=False) + "\n")
                 n += 1
                 n_safe += res.safe
+                verdicts[res.verdict] += 1
     except LinkguardError as e:
         fail(e)
     s = detector.settings
-    typer.echo(f"{n} document(s), {n_safe} safe at k={k}, max_arity={max_arity} "
+    typer.echo(f"{n} document(s), {n_safe} safe at k={k}, max_arity={max_arity}, {verdict_summary(verdicts)} "
                f"(index settings: max_n={s.max_n}, placeholder={s.placeholder})", err=True)
 
 
@@ -75,6 +100,7 @@ def show_cmd(
     k: int = typer.Option(2, "--k", help="A phrase set singles out when it matches 1..k-1 documents."),
     max_arity: int = typer.Option(3, "--max-arity", help="1: single N-grams; 2-3: combinations too."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N documents."),
+    verdict: str = typer.Option("auto", "--verdict", help=VERDICT_HELP),
     verify: bool = typer.Option(False, "--verify", help=VERIFY_HELP),
     max_n: Optional[int] = typer.Option(None, "--max-n", help=MAX_N_HELP),
     placeholder: Optional[str] = typer.Option(None, "--placeholder", help=PLACEHOLDER_HELP),
@@ -99,7 +125,8 @@ def show_cmd(
         refuse_same_file(out, queries)
         nlp = spacy.blank("en")
         linkguard = nlp.add_pipe("linkguard", config={"k": k, "max_arity": max_arity, "max_n": max_n,
-                                                      "placeholder": placeholder, "verify": verify})
+                                                      "placeholder": placeholder, "verify": verify,
+                                                      "verdict": verdict})
         linkguard.initialize(nlp=nlp, index=open_index(index, verify=verify))
         # Keep the placeholder one token on the page, as the detector does.
         ph = linkguard.settings.placeholder  # the index's
@@ -110,11 +137,14 @@ def show_cmd(
         # parsers) need not refuse a long document here.
         nlp.max_length = max([nlp.max_length] + [len(r.text) + 1 for r in records])
         docs = []
-        pairs = ((r.text, {"id": r.id}) for r in records)
-        bar = tqdm(nlp.pipe(pairs, as_tuples=True), total=total, file=sys.stderr, disable=not progress,
-                   desc="show", unit="doc")
-        for doc, ctx in bar:
-            doc.user_data["id"] = ctx["id"]
+        detector = linkguard.detector
+        bar = tqdm(records, total=total, file=sys.stderr, disable=not progress, desc="show", unit="doc")
+        for rec in bar:
+            doc = nlp.make_doc(rec.text)
+            doc.user_data["id"] = rec.id
+            doc._.linkguard_sources = line_sources(detector, verdict, rec)
+            for _, proc in nlp.pipeline:
+                doc = proc(doc)
             docs.append(doc)
         if out.parent != Path("") and not out.parent.exists():
             try:

@@ -9,6 +9,7 @@ import typer
 
 from ._util import fail
 from .app import app
+from .detect_cmds import VERDICT_HELP
 
 
 
@@ -32,6 +33,7 @@ def paraphrase_cmd(
     k: int = typer.Option(2, "--k", help="A phrase set singles out when it matches 1..k-1 documents."),
     max_arity: int = typer.Option(3, "--max-arity", help="1: single N-grams; 2-3: combinations too."),
     passes: int = typer.Option(3, "--passes", help="With --spans-only --index: most detect/rewrite passes."),
+    verdict: str = typer.Option("auto", "--verdict", help="With --spans-only --index: " + VERDICT_HELP),
     guarantee: bool = typer.Option(True, "--guarantee/--no-guarantee", help="With --spans-only --index: "
                                    "redact what is still linkable after the last pass (the loop's guarantee mode)."),
     rate: float = typer.Option(0.5, "--rate", help="Whole-document mode: share of content words rewritten."),
@@ -55,10 +57,12 @@ def paraphrase_cmd(
 
     from ..baselines.registry import make_lexical
     from ..corpus import iter_records, write_records
+    from ..detect import check_verdict
     from ..errors import Errors, LinkguardError
     from .output import output_tags, refuse_same_file
 
     try:
+        check_verdict(verdict)
         refuse_same_file(out, queries, spans_file)  # E012: never overwrite an input
         for name, value, ok, expected in (
             ("--rate", rate, 0.0 <= rate <= 1.0, "a number from 0 to 1"),
@@ -100,7 +104,7 @@ def paraphrase_cmd(
                 res = paraphraser.paraphrase_spans(rec.text, given_spans[rec.id], seed=s)
                 line = _line(rec, res.text, res, mode="spans")
             else:
-                line = _loop_line(rec, loop, s)
+                line = _loop_line(rec, loop, s, verdict)
             line["seconds"] = round(time.perf_counter() - t0, 4)
             line.update(tags)
             outputs.append(line)
@@ -136,14 +140,17 @@ def read_spans(path: Path) -> Dict[str, List[Any]]:
     return out
 
 
-def _loop_line(rec, loop, seed: int) -> Dict[str, Any]:
-    """One document through the rewrite loop with the lexical backend."""
+def _loop_line(rec, loop, seed: int, verdict: str) -> Dict[str, Any]:
+    """One document through the rewrite loop with the lexical backend, under `verdict`."""
+    from .detect_cmds import line_sources
+
     loop.rewriter.seed = seed
-    res = loop.run([rec.text], ids=[rec.id])[0]
+    sources = line_sources(loop.detector, verdict, rec)
+    res = loop.run([rec.text], ids=[rec.id], sources=[sources])[0]
     line = _line(rec, res.text, None, mode="spans", stats=loop.rewriter.stats[0])
     line.update(res.to_dict())
     # With guarantee mode the result is safe by construction; otherwise say what is left.
-    line["remaining_spans"] = 0 if loop.guarantee else len(loop.detector.detect(res.text).spans)
+    line["remaining_spans"] = 0 if loop.guarantee else len(loop.detector.detect(res.text, sources).spans)
     return line
 
 

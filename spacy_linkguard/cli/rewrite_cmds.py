@@ -3,8 +3,8 @@
     python -m spacy_linkguard rewrite QUERY.jsonl --index DIR \\
         --config configs/rewrite_cpu.cfg > out.jsonl
 
-One JSON line per document: id, text (the released text), safe, passes,
-forced_redactions, and what made it: system, model, k, max_arity. Config values can be overridden spaCy-style, e.g.
+One JSON line per document: id, text (the released text), safe, verdict and
+sources, passes, forced_redactions, and what made it: system, model, k, max_arity. Config values can be overridden spaCy-style, e.g.
 `--components.linkguard_rewrite.max_passes 3`.
 """
 from pathlib import Path
@@ -14,6 +14,7 @@ import typer
 
 from ._util import coded_errors
 from .app import app
+from .detect_cmds import VERDICT_HELP
 
 DEFAULT_CONFIG = Path("configs/rewrite_cpu.cfg")
 
@@ -30,6 +31,7 @@ def rewrite_cmd(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout (never the input)."),
     component: str = typer.Option("linkguard_rewrite", "--component", help="Name of the rewrite component in the config."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N documents."),
+    verdict: str = typer.Option("auto", "--verdict", help=VERDICT_HELP),
     verify: bool = typer.Option(False, "--verify", help="Check every byte of the index (SHA-256) first."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr."),
 ) -> None:
@@ -46,11 +48,13 @@ def rewrite_cmd(
     from ..llm.local_models import offline_env
     from ..pipeline.rewrite import result_record
 
+    from ..detect import check_verdict
     from ..index import open_index
     from .detect_cmds import check_limit
     from .output import atomic_output, refuse_same_file
 
     with coded_errors():  # a bad config, index or model: its message, no traceback
+        check_verdict(verdict)
         check_limit(limit)
         refuse_same_file(output, queries)
         refuse_same_file(output, config)
@@ -58,6 +62,7 @@ def rewrite_cmd(
         nlp = load_rewrite_pipeline(config, parse_config_overrides(ctx.args), index=index, component=component)
         if component not in nlp.pipe_names:
             raise LinkguardError(Errors.E215.format(path=config, name=component, pipes=nlp.pipe_names))
+        nlp.get_pipe(component).cfg["verdict"] = verdict  # each Doc's sources are resolved below
         # A damaged index fails now, before the model loads (on first use); the
         # components then get this open index from the opener's cache.
         open_index(index, verify=verify)
@@ -68,11 +73,23 @@ def rewrite_cmd(
             total = min(total or limit, limit)
         records = islice(iter_records(queries), limit)
         with atomic_output(output, queries, config) as out:
-            docs = nlp.pipe(((r.text, r.id) for r in records), as_tuples=True)
+            docs = nlp.pipe(sourced_docs(nlp, nlp.get_pipe(component).detector, verdict, records))
             bar = tqdm(docs, total=total, desc="rewrite", unit="doc", disable=not progress, file=sys.stderr)
-            for doc, doc_id in bar:
-                out.write(json.dumps({**result_record(doc_id, doc), **tags}, ensure_ascii=False) + "\n")
+            for doc in bar:
+                out.write(json.dumps({**result_record(doc.user_data["id"], doc), **tags}, ensure_ascii=False) + "\n")
                 out.flush()
+
+
+def sourced_docs(nlp, detector, verdict: str, records):
+    """Docs of corpus records, each with its id (`doc.user_data["id"]`) and the
+    sources it is detected with (`doc._.linkguard_sources`, SPEC.md's verdicts)."""
+    from .detect_cmds import line_sources
+
+    for rec in records:
+        doc = nlp.make_doc(rec.text)
+        doc.user_data["id"] = rec.id
+        doc._.linkguard_sources = line_sources(detector, verdict, rec)
+        yield doc
 
 
 def rewrite_tags(nlp, component: str) -> dict:

@@ -237,15 +237,23 @@ class Detector:
         if isinstance(sources, (str, bytes)) or not isinstance(sources, (list, tuple)) or not sources or not all(
                 isinstance(s, str) for s in sources):
             raise LinkguardError(Errors.E105.format(value=repr(sources)[:200]))
-        checksum = getattr(self.index, "checksum", None)
-        if self._doc_numbers is None or self._doc_numbers[0] != checksum:
-            self._doc_numbers = (checksum, {str(d): i for i, d in enumerate(self.index.doc_ids)})
-        numbers = self._doc_numbers[1]
+        numbers = self._ids()
         unknown = [s for s in sources if s not in numbers]
         if unknown:
             raise LinkguardError(Errors.E106.format(unknown=", ".join(map(repr, unknown[:5])), n=len(unknown),
                                                     n_docs=len(numbers)))
         return np.unique(np.fromiter((numbers[s] for s in sources), dtype=np.int64, count=len(sources)))
+
+    def has_document(self, doc_id: str) -> bool:
+        """Whether the index holds a document of this corpus id."""
+        return doc_id in self._ids()
+
+    def _ids(self) -> Dict[str, int]:
+        """Corpus id -> document number, made once per index (checksum)."""
+        checksum = getattr(self.index, "checksum", None)
+        if self._doc_numbers is None or self._doc_numbers[0] != checksum:
+            self._doc_numbers = (checksum, {str(d): i for i, d in enumerate(self.index.doc_ids)})
+        return self._doc_numbers[1]
 
     def _rare_in(self, rare: List[Occurrence], src: np.ndarray) -> List[Occurrence]:
         """The occurrences of `rare` whose N-gram occurs in a source document."""

@@ -72,6 +72,7 @@ def make_linkguard_deid(
         "placeholder": None,
         "spans_key": "linkguard",
         "verify": False,
+        "verdict": "auto",
     },
     assigns=[
         "doc.spans",
@@ -93,13 +94,14 @@ def make_linkguard(
     placeholder: Optional[str],
     spans_key: str,
     verify: bool,
+    verdict: str,
 ):
     """Exact linkage detection against an N-gram index (see pipeline/linkguard.py)."""
     from .linkguard import Linkguard
 
     return Linkguard(
         nlp, name, index=index, k=k, max_arity=max_arity, max_n=max_n, placeholder=placeholder, spans_key=spans_key,
-        verify=verify,
+        verify=verify, verdict=verdict,
     )
 
 
@@ -128,6 +130,7 @@ DEFAULT_REWRITE_MODEL = {
         "max_retries": 2,
         "detector_component": "linkguard",
         "batch_size": 8,
+        "verdict": "auto",
     },
     assigns=[
         "doc._.linkguard_text",
@@ -135,6 +138,7 @@ DEFAULT_REWRITE_MODEL = {
         "doc._.linkguard_passes",
         "doc._.linkguard_forced_redactions",
         "doc._.linkguard_rewrite_safe",
+        "doc._.linkguard_verdict",
     ],
 )
 def make_linkguard_rewrite(
@@ -151,6 +155,7 @@ def make_linkguard_rewrite(
     max_retries: int,
     detector_component: str,
     batch_size: int,
+    verdict: str,
 ):
     """Rewriting until safe, with guarantee mode (see pipeline/rewrite.py): the
     LLM backend from `task` and `model`, or the backend given as `rewriter`
@@ -171,6 +176,7 @@ def make_linkguard_rewrite(
         max_retries=max_retries,
         detector_component=detector_component,
         batch_size=batch_size,
+        verdict=verdict,
     )
 
 
@@ -186,6 +192,7 @@ def make_linkguard_rewrite(
         "guarantee": True,
         "detector_component": "linkguard",
         "batch_size": 8,
+        "verdict": "auto",
     },
     assigns=[
         "doc._.linkguard_text",
@@ -193,6 +200,7 @@ def make_linkguard_rewrite(
         "doc._.linkguard_passes",
         "doc._.linkguard_forced_redactions",
         "doc._.linkguard_rewrite_safe",
+        "doc._.linkguard_verdict",
     ],
 )
 def make_linkguard_lexical_rewrite(
@@ -206,6 +214,7 @@ def make_linkguard_lexical_rewrite(
     guarantee: bool,
     detector_component: str,
     batch_size: int,
+    verdict: str,
 ):
     """linkguard_rewrite whose backend is chosen by `rewriter` (default: WordNet
     paraphrasing, `linkguard.LexicalRewriter.v1`), with the lexical defaults
@@ -215,4 +224,5 @@ def make_linkguard_lexical_rewrite(
     return LinkguardRewrite(
         nlp, name, rewriter=rewriter, index=index, k=k, max_arity=max_arity, max_passes=max_passes,
         guarantee=guarantee, max_retries=0, detector_component=detector_component, batch_size=batch_size,
+        verdict=verdict,
     )

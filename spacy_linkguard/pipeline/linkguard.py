@@ -10,7 +10,13 @@ the N-gram settings (max_n, placeholder) are the index's. Registration:
   (candidates chosen to break linkable combinations);
 - span extensions `linkguard_df`, `linkguard_linked_ids`, `linkguard_n_broken`,
   `linkguard_examples` (evidence);
-- doc extensions `linkguard_safe` (bool) and `linkguard_report` (dict).
+- doc extensions `linkguard_safe` (bool) and `linkguard_report` (dict, with
+  the `verdict` and `sources` used).
+
+Input: `doc._.linkguard_sources`, the collection ids the Doc was made from
+(set it before the component runs): with the `verdict` setting "auto" (the
+default) the Doc is detected under the source verdict when they are given,
+else under the any verdict (SPEC.md "Threat model").
 """
 import dataclasses
 import json
@@ -26,7 +32,7 @@ from ..ngrams import DEFAULT_MAX_N, DEFAULT_PLACEHOLDER, NgramSettings
 from .index_arg import holds_index, receive_index, relative_path, saved_path
 
 CFG_FILE = "cfg.json"
-DOC_EXTENSIONS = ("linkguard_safe", "linkguard_report")
+DOC_EXTENSIONS = ("linkguard_safe", "linkguard_report", "linkguard_sources")
 SPAN_EXTENSIONS = ("linkguard_df", "linkguard_linked_ids", "linkguard_n_broken", "linkguard_examples")
 _SETTINGS = ("k", "max_arity", "max_n", "placeholder", "spans_key")
 
@@ -57,6 +63,8 @@ class Linkguard:
     spans_key (str): Key in `doc.spans` for the flagged spans.
     verify (bool): check every byte of the index (SHA-256) when it is opened
         from a folder; the cheap checks run on every open anyway.
+    verdict (str): "auto" (source when `doc._.linkguard_sources` is set,
+        else any), "source" (E108 for a Doc without sources) or "any".
     """
 
     def __init__(
@@ -71,10 +79,13 @@ class Linkguard:
         placeholder: Optional[str] = None,
         spans_key: str = "linkguard",
         verify: bool = False,
+        verdict: str = "auto",
     ) -> None:
         from ..detect.detector import check_k_and_arity
+        from ..detect.verdict import check_verdict
 
         check_k_and_arity(k, max_arity)  # before the index is opened
+        check_verdict(verdict)
         if not isinstance(verify, bool):
             raise LinkguardError(Errors.E207.format(name="verify", expected="true or false", value=verify))
         if max_n is not None or placeholder is not None:  # validated now (E001/E002)
@@ -89,6 +100,7 @@ class Linkguard:
             "placeholder": placeholder,
             "spans_key": spans_key,
             "verify": verify,
+            "verdict": verdict,
         }
         self._index: Any = None  # the open index, once given or opened
         self._detector: Any = None
@@ -161,16 +173,27 @@ class Linkguard:
                 Errors.E112.format(path=self.cfg["index"], found=index.checksum, expected=self._expected_checksum)
             )
 
+    def sources_of(self, doc: Doc) -> Optional[list]:
+        """The sources `doc` is detected with under the `verdict` setting (None: any).
+
+        RAISES: LinkguardError E108 (verdict "source", no `doc._.linkguard_sources`),
+            E105 (not a list of ids).
+        """
+        from ..detect.verdict import resolve_sources
+
+        return resolve_sources(self.cfg["verdict"], doc._.linkguard_sources, None, self.detector.has_document,
+                               what="the Doc (set doc._.linkguard_sources)")
+
     def __call__(self, doc: Doc) -> Doc:
         """Detect on `doc.text` and write spans and extensions to `doc`."""
-        set_annotations(doc, self.detector.detect(doc.text), self.spans_key)
+        set_annotations(doc, self.detector.detect(doc.text, self.sources_of(doc)), self.spans_key)
         return doc
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
         """Process a stream of Docs (each Doc is independent; batch_size is accepted for spaCy)."""
         detector = self.detector
         for doc in stream:
-            set_annotations(doc, detector.detect(doc.text), self.spans_key)
+            set_annotations(doc, detector.detect(doc.text, self.sources_of(doc)), self.spans_key)
             yield doc
 
     # --- serialization: the settings and a reference to the index, with its checksum.
@@ -201,7 +224,7 @@ class Linkguard:
             index = configured
         settings = {f: cfg[f] for f in _SETTINGS}
         fresh = Linkguard(None, self.name, index=index, verify=bool(cfg.get("verify", self.cfg.get("verify", False))),
-                          **settings)  # validates
+                          verdict=cfg.get("verdict", "auto"), **settings)  # validates
         self.cfg = fresh.cfg
         self._expected_checksum = cfg["index_checksum"]
         self._index = self._detector = None

@@ -7,7 +7,10 @@ A component cannot change `doc.text`, so it writes:
 - `doc._.linkguard_text_before_guarantee`: the text the LLM passes left,
   before guarantee mode redacted anything;
 - `doc._.linkguard_forced_redactions`: spans guarantee mode had to redact;
-- `doc._.linkguard_rewrite_safe`: whether the released text is safe.
+- `doc._.linkguard_rewrite_safe`: whether the released text is safe;
+- `doc._.linkguard_verdict`: the verdict it was detected under ("source" when
+  `doc._.linkguard_sources` was set and the `verdict` setting is "auto" or
+  "source", else "any"; SPEC.md "Threat model").
 
 It detects on `doc.text` itself (through its own `Detector`, or the one of a
 `linkguard` component earlier in the pipeline), so it does not need
@@ -31,12 +34,17 @@ DOC_EXTENSIONS = {
     "linkguard_passes": None,
     "linkguard_forced_redactions": None,
     "linkguard_rewrite_safe": None,
+    "linkguard_verdict": None,
 }
 CFG_FILE = "cfg.json"
 
 
 def install_extensions() -> None:
-    """Register the Doc extensions once (safe to call repeatedly)."""
+    """Register the Doc extensions once (safe to call repeatedly), with the
+    `linkguard` component's (`doc._.linkguard_sources` is read here too)."""
+    from .linkguard import install_extensions as install_detection_extensions
+
+    install_detection_extensions()
     for name, default in DOC_EXTENSIONS.items():
         if not Doc.has_extension(name):
             Doc.set_extension(name, default=default)
@@ -59,6 +67,9 @@ class LinkguardRewrite:
     max_passes, guarantee, max_retries: See `RewriteLoop`.
     detector_component (str): Pipe whose `detector` is reused when no index is given.
     batch_size (int): Documents rewritten together by `pipe`.
+    verdict (str): "auto" (the source verdict for a Doc whose
+        `doc._.linkguard_sources` is set, else any), "source" (E108 for a Doc
+        without sources) or "any".
     """
 
     def __init__(
@@ -77,7 +88,11 @@ class LinkguardRewrite:
         max_retries: int = 2,
         detector_component: str = "linkguard",
         batch_size: int = 8,
+        verdict: str = "auto",
     ) -> None:
+        from ..detect.verdict import check_verdict
+
+        check_verdict(verdict)
         if not isinstance(batch_size, int) or batch_size < 1:
             raise LinkguardError(Errors.E207.format(name="batch_size", expected="an integer >= 1", value=batch_size))
         self.nlp = nlp
@@ -101,6 +116,7 @@ class LinkguardRewrite:
             "max_retries": max_retries,
             "detector_component": detector_component,
             "batch_size": batch_size,
+            "verdict": verdict,
             **getattr(rewriter, "cfg", {}),
         }
         self._index: Any = None  # an open index given to `initialize`
@@ -177,10 +193,20 @@ class LinkguardRewrite:
         for docs in minibatch(stream, size=batch_size or self.cfg["batch_size"]):
             ids = [doc_name(d, seen + j) for j, d in enumerate(docs)]
             seen += len(docs)
-            results = self.loop.run([d.text for d in docs], ids=ids)
+            results = self.loop.run([d.text for d in docs], ids=ids, sources=[self.sources_of(d) for d in docs])
             for doc, res in zip(docs, results):
                 set_annotations(doc, res)
                 yield doc
+
+    def sources_of(self, doc: Doc) -> Optional[List[str]]:
+        """The sources `doc` is detected with under the `verdict` setting (None: any).
+
+        RAISES: LinkguardError E108 (verdict "source", no `doc._.linkguard_sources`).
+        """
+        from ..detect.verdict import resolve_sources
+
+        return resolve_sources(self.cfg.get("verdict", "auto"), doc._.linkguard_sources, None, lambda _: False,
+                               what="the Doc (set doc._.linkguard_sources)")
 
     # --- serialization (settings only: the index and the model stay where they are)
     def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
@@ -235,6 +261,7 @@ def set_annotations(doc: Doc, result: Any) -> None:
     doc._.linkguard_passes = [p.to_dict() for p in result.passes]
     doc._.linkguard_forced_redactions = result.forced_redactions
     doc._.linkguard_rewrite_safe = result.safe
+    doc._.linkguard_verdict = result.verdict
 
 
 def result_record(doc_id: str, doc: Doc) -> Dict[str, Any]:
@@ -243,6 +270,8 @@ def result_record(doc_id: str, doc: Doc) -> Dict[str, Any]:
         "id": doc_id,
         "text": doc._.linkguard_text,
         "safe": doc._.linkguard_rewrite_safe,
+        "verdict": doc._.linkguard_verdict,
+        "sources": doc._.linkguard_sources if doc._.linkguard_verdict == "source" else None,
         "text_before_guarantee": doc._.linkguard_text_before_guarantee,
         "passes": doc._.linkguard_passes,
         "forced_redactions": doc._.linkguard_forced_redactions,

@@ -8,7 +8,7 @@ because redaction can change how the tokens next to a span are split. Every
 round replaces at least one non-space character outside placeholders, so the
 rounds end; a round that does not is a bug (E216).
 """
-from typing import Any, List, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 from ..errors import Errors, LinkguardError
 
@@ -37,19 +37,27 @@ def visible_chars(text: str, placeholder: str) -> int:
     return sum(not c.isspace() for c in text.replace(placeholder, " "))
 
 
-def redact_until_safe(text: str, detector: Any, placeholder: str) -> Tuple[str, int, int, bool]:
+def detect_with(detector: Any, text: str, sources: Optional[Sequence[str]]) -> Any:
+    """`detector.detect(text, sources)`; `detector.detect(text)` when `sources`
+    is None (the any verdict), so detectors without the source verdict still serve."""
+    return detector.detect(text) if sources is None else detector.detect(text, sources)
+
+
+def redact_until_safe(text: str, detector: Any, placeholder: str,
+                      sources: Optional[Sequence[str]] = None) -> Tuple[str, int, int, bool]:
     """Redact flagged spans and re-detect until the detector says safe.
 
     text (str): The text after the last LLM pass.
-    detector: Has `detect(text) -> Detection` (spans with start_char/end_char, safe).
+    detector: Has `detect(text, sources) -> Detection` (spans with start_char/end_char, safe).
     placeholder (str): The index's placeholder (a segment boundary).
+    sources (Sequence[str]): the text's source ids (the source verdict), or None (any).
     RETURNS (Tuple[str, int, int, bool]): (safe text, spans redacted, rounds,
         whether the input was already safe).
     RAISES: LinkguardError E208 (unsafe but no span), E216 (no progress).
     """
     redacted = rounds = 0
     while True:
-        det = detector.detect(text)
+        det = detect_with(detector, text, sources)
         if det.safe:
             return text, redacted, rounds, rounds == 0
         if not det.spans:

@@ -16,7 +16,7 @@ from ..errors import Errors, LinkguardError, LinkguardWarning, Warnings
 from ..llm.chunking import Chunk, apply_chunk_edits
 from ..ngrams import NgramSettings, text_segments
 from .backends import LLMRewriter
-from .guarantee import redact_until_safe
+from .guarantee import detect_with, redact_until_safe
 from .records import ChunkOutcome, PassRecord, RewriteResult
 
 
@@ -79,17 +79,23 @@ class RewriteLoop:
     def max_retries(self) -> int:
         return getattr(self.rewriter, "max_retries", 0)
 
-    def run(self, texts: Sequence[str], *, ids: Optional[Sequence[str]] = None) -> List[RewriteResult]:
+    def run(self, texts: Sequence[str], *, ids: Optional[Sequence[str]] = None,
+            sources: Optional[Sequence[Optional[Sequence[str]]]] = None) -> List[RewriteResult]:
         """Rewrite a batch of texts together.
 
         texts (Sequence[str]): Released (de-identified) texts.
         ids (Optional[Sequence[str]]): Names for warnings; default positions.
+        sources: for each text, the collection ids it was made from (the
+            source verdict, SPEC.md), or None (the any verdict); every pass
+            and guarantee mode detect with them. Default: None for all.
         RETURNS (List[RewriteResult]): One per text, in order.
         """
         if hasattr(self.rewriter, "start"):
             self.rewriter.start(len(texts))
         current = list(texts)
-        results = [RewriteResult(text=t, safe=False) for t in texts]
+        srcs = [None] * len(texts) if sources is None else [None if s is None else list(s) for s in sources]
+        detect = self._detect
+        results = [RewriteResult(text=t, safe=False, sources=srcs[i]) for i, t in enumerate(texts)]
         active = list(range(len(texts)))
         for p in range(1, self.max_passes + 1):
             offsets: Dict[int, List] = {i: [] for i in active}
@@ -98,7 +104,7 @@ class RewriteLoop:
                 detections = {}
                 for i in active:
                     t0 = time.perf_counter()
-                    detections[i] = self.detector.detect(current[i])
+                    detections[i] = detect(current[i], srcs[i])
                     det_seconds[i] = time.perf_counter() - t0
                 for i in [i for i in active if detections[i].safe]:
                     results[i].safe = True
@@ -132,12 +138,12 @@ class RewriteLoop:
                 res.text = current[i]
             elif self.guarantee:
                 res.text, res.forced_redactions, res.redaction_rounds, _ = redact_until_safe(
-                    current[i], self.detector, self.rewriter.placeholder
+                    current[i], self.detector, self.rewriter.placeholder, sources=srcs[i]
                 )
                 res.safe = True
             else:
                 res.text = current[i]
-                res.safe = bool(self.detector.detect(current[i]).safe)
+                res.safe = bool(detect(current[i], srcs[i]).safe)
                 if not res.safe:
                     unsafe.append(i)
             res.seconds = sum(r.seconds for r in res.passes) + (time.perf_counter() - t0)
@@ -147,6 +153,11 @@ class RewriteLoop:
                 Warnings.W200.format(n=len(unsafe), passes=self.max_passes, doc_id=first), LinkguardWarning
             )
         return results
+
+    def _detect(self, text: str, sources: Optional[List[str]]) -> Any:
+        """The detector's Detection of `text` under the source verdict when
+        `sources` are given (a detector without sources is called as before)."""
+        return detect_with(self.detector, text, sources)
 
     def rewrite_chunks(self, chunks: Sequence[Chunk], pass_index: int = 1) -> List[ChunkOutcome]:
         """The rewriter's outcomes for `chunks` (one per chunk, in order)."""

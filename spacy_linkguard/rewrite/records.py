@@ -68,6 +68,8 @@ class RewriteResult:
     forced_redactions: spans replaced by the placeholder in guarantee mode.
     redaction_rounds: redact -> re-detect rounds that guarantee mode needed.
     seconds: total wall time for this document.
+    sources: the source ids it was detected with (the source verdict), or
+        None (the any verdict).
     """
 
     text: str
@@ -77,11 +79,18 @@ class RewriteResult:
     forced_redactions: int = 0
     redaction_rounds: int = 0
     seconds: float = 0.0
+    sources: Optional[List[str]] = None
+
+    @property
+    def verdict(self) -> str:
+        return "any" if self.sources is None else "source"
 
     def to_dict(self) -> Dict[str, Any]:
         return {
             "text": self.text,
             "safe": self.safe,
+            "verdict": self.verdict,
+            "sources": self.sources,
             "text_before_guarantee": self.text_before_guarantee,
             "passes": [p.to_dict() for p in self.passes],
             "forced_redactions": self.forced_redactions,

@@ -109,7 +109,9 @@ def test_spans_only_with_an_index_runs_the_rewrite_loop(tmp_path, guarantee):
         assert (line["system"], line["k"], line["max_arity"]) == ("lexical", 2, 3)
         assert line["llm_calls"] == 0 and line["mode"] == "spans"
         assert line["text"] != doc["text"]
-        final = det.detect(line["text"])
+        # --verdict auto: each document's id is in the collection, so it is its own source.
+        assert det.has_document(doc["id"]) and (line["verdict"], line["sources"]) == ("source", [doc["id"]])
+        final = det.detect(line["text"], [doc["id"]])
         assert line["safe"] == final.safe
         if guarantee:
             assert final.safe and line["remaining_spans"] == 0

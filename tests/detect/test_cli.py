@@ -20,10 +20,51 @@ def test_detect_writes_one_json_line_per_document(small_index, tmp_path):
     assert [line["id"] for line in lines] == [r.id for r in records]
     det = Detector(NgramIndex.load(index), k=2, max_arity=3)
     for line, rec in zip(lines, records):
-        expected = det.detect(rec.text).to_dict()
+        # --verdict auto: a line whose id is a document of the index is its own source.
+        sources = [rec.id] if det.has_document(rec.id) else None
+        expected = det.detect(rec.text, sources).to_dict()
         assert line["safe"] == expected["safe"] and line["spans"] == expected["spans"]
+        assert line["verdict"] == ("source" if sources else "any") == line["report"]["verdict"]
+        assert line["report"]["sources"] == sources
     assert lines[-1]["safe"] is True and lines[-1]["spans"] == []
     assert any(s["label"] == "COMBO" for line in lines for s in line["spans"])
+
+
+def test_detect_verdict_option_and_sources_field(small_index, tmp_path):
+    index, _, records = small_index
+    det = Detector(NgramIndex.load(index), k=2, max_arity=3)
+    own, other = records[0], records[1]
+    queries = tmp_path / "q.jsonl"
+    lines_in = [{"id": own[0], "text": own[1]},  # its own id: source [own]
+                {"id": "released-1", "text": own[1], "sources": [other[0], own[0]]},
+                {"id": "released-2", "text": own[1]}]  # unknown id, no sources
+    queries.write_text("".join(json.dumps(x) + "\n" for x in lines_in))
+
+    def run(*args):
+        res = CliRunner().invoke(app, ["detect", str(queries), "--index", str(index), "--no-progress", *args])
+        return res, [json.loads(x) for x in res.stdout.splitlines() if x.startswith("{")]
+
+    res, lines = run()
+    assert res.exit_code == 0, res.output
+    assert [(x["verdict"], x["report"]["sources"]) for x in lines] == [
+        ("source", [own[0]]), ("source", [other[0], own[0]]), ("any", None)]
+    assert "verdict any for 1, source for 2" in res.output
+    assert lines[1]["spans"] == det.detect(own[1], [other[0], own[0]]).to_dict()["spans"]
+    assert lines[2]["spans"] == det.detect(own[1]).to_dict()["spans"]
+    res, lines = run("--verdict", "any")
+    assert res.exit_code == 0 and {x["verdict"] for x in lines} == {"any"}
+    # source with a line whose sources are unknown: a coded error, no output file.
+    out = tmp_path / "out.jsonl"
+    res, _ = run("--verdict", "source", "--out", str(out))
+    assert res.exit_code == 1 and "E108" in res.output and "line 3" in res.output and not out.exists()
+    res, _ = run("--verdict", "maybe")
+    assert res.exit_code == 1 and "E107" in res.output
+    queries.write_text(json.dumps({"id": "x", "text": "a b", "sources": ["nowhere"]}) + "\n")
+    res, _ = run()
+    assert res.exit_code == 1 and "E106" in res.output and "'nowhere'" in res.output
+    queries.write_text(json.dumps({"id": "x", "text": "a b", "sources": "d0"}) + "\n")
+    res, _ = run()
+    assert res.exit_code == 1 and "E007" in res.output and "sources" in res.output
 
 
 def test_detect_to_stdout_and_arity_one(small_index):
@@ -68,4 +109,5 @@ def test_detect_survives_nul_and_lone_surrogates(small_index, tmp_path):
     assert result.exit_code == 0, result.output
     line = json.loads(out.read_text())
     det = Detector(NgramIndex.load(index))
+    assert line["verdict"] == "any"  # "odd" is not a document of the index
     assert [s["key"] for s in line["spans"]] == [s.key for s in det.detect(text).spans]

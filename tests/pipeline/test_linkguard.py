@@ -280,3 +280,40 @@ def test_a_sharded_index_through_initialize_and_disk(corpus, index_dir, texts, t
     nlp.to_disk(tmp_path / "pipe")
     loaded = spacy.load(tmp_path / "pipe", config={"components": {"linkguard": {"index": str(tmp_path / "sharded")}}})
     assert doc_result(loaded(texts[0])) == doc_result(plain(texts[0]))
+
+
+def test_sources_on_the_doc_give_the_source_verdict(corpus, index_dir, texts, tmp_path):
+    nlp = make_nlp(index_dir)
+    det = Detector(NgramIndex.load(index_dir), k=2, max_arity=3)
+    own, other = corpus[0][0], corpus[1][0]
+    doc = nlp.make_doc(texts[0])
+    doc._.linkguard_sources = [own]
+    doc = nlp(doc)
+    expected = det.detect(texts[0], [own])
+    assert doc._.linkguard_report["verdict"] == "source" and doc._.linkguard_report["sources"] == [own]
+    assert [(s.start_char, s.end_char) for s in doc.spans["linkguard"]] == [
+        (s.start_char, s.end_char) for s in expected.spans]
+    assert doc._.linkguard_safe == expected.safe
+    # No sources on the Doc: the any verdict under "auto".
+    plain = nlp(texts[0])
+    assert plain._.linkguard_report["verdict"] == "any" and plain._.linkguard_safe == det.detect(texts[0]).safe
+    # Through nlp.pipe, Docs with and without sources.
+    docs = [nlp.make_doc(t) for t in texts[:3]]
+    docs[1]._.linkguard_sources = [other]
+    got = [d._.linkguard_report["verdict"] for d in nlp.pipe(docs)]
+    assert got == ["any", "source", "any"]
+    # verdict "any" ignores the sources; "source" needs them.
+    doc = nlp.make_doc(texts[0])
+    doc._.linkguard_sources = [own]
+    assert make_nlp(index_dir, verdict="any")(doc)._.linkguard_report["verdict"] == "any"
+    with pytest.raises(LinkguardError, match=r"\[E108\]"):
+        make_nlp(index_dir, verdict="source")(texts[0])
+    with pytest.raises(LinkguardError, match=r"\[E107\]"):
+        make_nlp(index_dir, verdict="strict")
+    doc = nlp.make_doc(texts[0])
+    doc._.linkguard_sources = ["not-a-document"]
+    with pytest.raises(LinkguardError, match=r"\[E106\]"):
+        nlp(doc)
+    # The setting survives to_disk / from_disk.
+    make_nlp(index_dir, verdict="any").to_disk(tmp_path / "p")
+    assert spacy.load(tmp_path / "p").get_pipe("linkguard").cfg["verdict"] == "any"

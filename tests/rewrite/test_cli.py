@@ -60,6 +60,35 @@ def test_rewrite_command_writes_one_line_per_document(tmp_path):
     # the override took effect: one pass, an unchanged model, so guarantee redacted
     assert len(lines[0]["passes"]) == 1 and lines[0]["forced_redactions"] > 0
     assert lines[1]["text"] == "Nothing links here." and lines[1]["passes"] == []
+    assert all(ln["verdict"] == "any" and ln["sources"] is None for ln in lines)  # ids not in the index
+
+
+def test_rewrite_command_detects_under_each_lines_sources(tmp_path):
+    from ..detect.oracle import oracle
+
+    NgramIndex.build([{"id": f"d{i}", "text": t} for i, t in enumerate(CORPUS)], tmp_path / "idx",
+                     progress=False, n_process=1)
+    (tmp_path / "rw.cfg").write_text(CONFIG, encoding="utf-8")
+    queries = tmp_path / "q.jsonl"
+    queries.write_text("\n".join(json.dumps(x) for x in [{"id": "d0", "text": QUERY},
+                                                         {"id": "q", "text": QUERY, "sources": ["d2"]},
+                                                         {"id": "r", "text": QUERY}]) + "\n")
+    args = ["rewrite", str(queries), "--index", str(tmp_path / "idx"), "--config", str(tmp_path / "rw.cfg"),
+            "--no-progress", "--components.linkguard_rewrite.model.behaviour", "unchanged",
+            "--components.linkguard_rewrite.max_passes", "1"]
+    out = tmp_path / "out.jsonl"
+    res = CliRunner().invoke(app, args + ["-o", str(out)])
+    assert res.exit_code == 0, res.output
+    lines = [json.loads(ln) for ln in out.read_text().splitlines()]
+    assert [(ln["verdict"], ln["sources"]) for ln in lines] == [("source", ["d0"]), ("source", ["d2"]),
+                                                               ("any", None)]
+    index = DictIndex(CORPUS)
+    for ln, sources in zip(lines, ({0}, {2}, None)):
+        assert ln["safe"] and oracle(ln["text"], index.keysets, index.settings, 2, 3, sources=sources).safe
+    # Under source only what reaches the person's own document is redacted.
+    assert lines[0]["forced_redactions"] < lines[2]["forced_redactions"]
+    res = CliRunner().invoke(app, args + ["-o", str(tmp_path / "o2.jsonl"), "--verdict", "source"])
+    assert res.exit_code == 1 and "E108" in res.output and not (tmp_path / "o2.jsonl").exists()
 
 
 def test_rewrite_command_refuses_a_config_without_the_component(tmp_path):
