@@ -25,7 +25,8 @@ ADDITION = "addition"
 ECHO = "echo"
 NO_CHANGE = "no_change"
 INVENTED = "invented"
-REASONS = (NO_JSON, EMPTY, LENGTH, DISSIMILAR, DUPLICATION, ADDITION, ECHO, NO_CHANGE, INVENTED)
+REDACTED = "redacted"
+REASONS = (NO_JSON, EMPTY, LENGTH, DISSIMILAR, DUPLICATION, ADDITION, ECHO, NO_CHANGE, INVENTED, REDACTED)
 
 _CASED_RE = re.compile(r"\w+|[.!?]", re.UNICODE)
 _TITLES = {"mr", "mrs", "ms", "miss", "dr", "prof", "judge", "sir", "lady", "lord", "mme", "mlle", "herr", "frau"}
@@ -45,6 +46,10 @@ class GuardSettings:
         house numbers, ages) or a capitalized word (a name, a street, a town)
         that the chunk does not have: a model must not add identifying details,
         whatever the document asks it to do.
+    reject_redaction: reject an edit with more placeholders than the chunk:
+        a model that writes the placeholder in place of a span redacts it
+        instead of rephrasing it (retried; guarantee mode redacts only what
+        is left after the last pass, and counts it).
     """
 
     min_length_ratio: float = 0.6
@@ -53,6 +58,7 @@ class GuardSettings:
     max_added_words: int = 12
     echo_ngram: int = 6
     reject_new_details: bool = True
+    reject_redaction: bool = True
 
     def __post_init__(self) -> None:
         checks = [
@@ -63,6 +69,7 @@ class GuardSettings:
              "an integer >= 1"),
             ("echo_ngram", isinstance(self.echo_ngram, int) and self.echo_ngram >= 3, "an integer >= 3"),
             ("reject_new_details", isinstance(self.reject_new_details, bool), "true or false"),
+            ("reject_redaction", isinstance(self.reject_redaction, bool), "true or false"),
         ]
         for name, ok, expected in checks:
             if not ok:
@@ -100,7 +107,8 @@ def check_edit(
     spans (Sequence[str]): The spans the model was asked to replace.
     settings (GuardSettings): The bounds.
     forbidden (Iterable[Tuple[str, ...]]): Instruction N-grams (`instruction_ngrams`).
-    placeholder (str): The redaction placeholder (its words are never a new detail).
+    placeholder (str): The redaction placeholder (its words are never a new
+        detail; with `reject_redaction`, an edit may not add one).
     RETURNS (Optional[str]): None when accepted, else the reason (one of REASONS).
     """
     if edited is None:
@@ -127,6 +135,8 @@ def check_edit(
         return NO_CHANGE
     if settings.reject_new_details and new_details(original, edited, placeholder=placeholder):
         return INVENTED
+    if settings.reject_redaction and placeholder and edited.count(placeholder) > original.count(placeholder):
+        return REDACTED
     return None
 
 

@@ -131,6 +131,7 @@ DEFAULT_REWRITE_MODEL = {
         "detector_component": "linkguard",
         "batch_size": 8,
         "verdict": "auto",
+        "n_candidates": 1,
     },
     assigns=[
         "doc._.linkguard_text",
@@ -156,6 +157,7 @@ def make_linkguard_rewrite(
     detector_component: str,
     batch_size: int,
     verdict: str,
+    n_candidates: int,
 ):
     """Rewriting until safe, with guarantee mode (see pipeline/rewrite.py): the
     LLM backend from `task` and `model`, or the backend given as `rewriter`
@@ -177,6 +179,7 @@ def make_linkguard_rewrite(
         detector_component=detector_component,
         batch_size=batch_size,
         verdict=verdict,
+        n_candidates=n_candidates,
     )
 
 

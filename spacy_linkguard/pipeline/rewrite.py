@@ -67,6 +67,9 @@ class LinkguardRewrite:
     max_passes, guarantee, max_retries: See `RewriteLoop`.
     detector_component (str): Pipe whose `detector` is reused when no index is given.
     batch_size (int): Documents rewritten together by `pipe`.
+    n_candidates (int): With the LLM backend: replies sampled per flagged
+        chunk; the one that leaves the fewest linking spans is kept
+        (`rewrite/judge.py`). 1: the first accepted reply.
     verdict (str): "auto" (the source verdict for a Doc whose
         `doc._.linkguard_sources` is set, else any), "source" (E108 for a Doc
         without sources) or "any".
@@ -89,6 +92,7 @@ class LinkguardRewrite:
         detector_component: str = "linkguard",
         batch_size: int = 8,
         verdict: str = "auto",
+        n_candidates: int = 1,
     ) -> None:
         from ..detect.verdict import check_verdict
 
@@ -103,7 +107,7 @@ class LinkguardRewrite:
                                                         value=(task, model)))
             from ..rewrite import LLMRewriter
 
-            rewriter = LLMRewriter(task, model, max_retries=max_retries)
+            rewriter = LLMRewriter(task, model, max_retries=max_retries, n_candidates=n_candidates)
         self.rewriter = rewriter
         self.task = getattr(rewriter, "task", None)
         self.model = getattr(rewriter, "model", None)

@@ -4,7 +4,9 @@ A backend (a "rewriter") has:
 - `system` (str): the name its outputs carry ("llm", "lexical", "llm_nospans");
 - `placeholder` (str): what names become (the index's placeholder);
 - `chunks(text, spans, doc_index)`: the document cut into chunks, flagged or not;
-- `rewrite_chunks(chunks, pass_index)`: one `ChunkOutcome` per chunk, in order;
+- `rewrite_chunks(chunks, pass_index)`: one `ChunkOutcome` per chunk, in order
+  (a backend with `n_candidates` > 1 also takes `judge=`: the loop's
+  `judge.EditJudge`, to keep the best of several accepted replies);
 - `cfg` (dict) and `configure(cfg)`: its settings, saved with a component;
 - `start(n_docs)`: called once before each run of the loop;
 - `describe()`: the model it uses, in words (recorded with the outputs).
@@ -16,12 +18,20 @@ task. Registrations: `rewrite/registry.py` (`linkguard.LLMRewriter.v1`) and
 `baselines/registry.py` (`linkguard.LexicalRewriter.v1`).
 """
 import warnings
-from typing import Any, Dict, Iterable, List, Protocol, Sequence, Tuple, runtime_checkable
+from typing import Any, Callable, Dict, Iterable, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
-from ..errors import LinkguardWarning, Warnings
+from ..errors import Errors, LinkguardError, LinkguardWarning, Warnings
 from ..llm.chunking import Chunk
 from ..llm.models.base import Generation
+from .judge import best_of
 from .records import ChunkOutcome
+
+
+def check_n_candidates(value: Any) -> int:
+    """RAISES: LinkguardError E207 unless an integer >= 1 (bools refused)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise LinkguardError(Errors.E207.format(name="n_candidates", expected="an integer >= 1", value=value))
+    return value
 
 
 @runtime_checkable
@@ -52,13 +62,21 @@ class LLMRewriter:
         within one pass; after that the chunk waits for the next pass.
     count_words (bool): With a plain spacy-llm model (no token counts), count
         whitespace-separated words of prompt and reply instead of reporting 0.
+    n_candidates (int): Replies sampled per chunk in each attempt (one
+        batched call; the model must sample, temperature > 0). With a judge,
+        the accepted reply of lowest cost is kept (`judge.py`); 1: the first
+        accepted reply, as before.
+    RAISES: LinkguardError E207 (n_candidates not an integer >= 1).
     """
 
-    def __init__(self, task: Any, model: Any, *, max_retries: int = 2, count_words: bool = False) -> None:
+    def __init__(self, task: Any, model: Any, *, max_retries: int = 2, count_words: bool = False,
+                 n_candidates: int = 1) -> None:
+        check_n_candidates(n_candidates)
         self.task = task
         self.model = model
         self.max_retries = max_retries
         self.count_words = count_words
+        self.n_candidates = n_candidates
         self.system = getattr(task, "system", "llm")
 
     @property
@@ -67,10 +85,11 @@ class LLMRewriter:
 
     @property
     def cfg(self) -> Dict[str, Any]:
-        return {"max_retries": self.max_retries}
+        return {"max_retries": self.max_retries, "n_candidates": self.n_candidates}
 
     def configure(self, cfg: Dict[str, Any]) -> None:
         self.max_retries = cfg.get("max_retries", self.max_retries)
+        self.n_candidates = check_n_candidates(cfg.get("n_candidates", self.n_candidates))
 
     def start(self, n_docs: int) -> None:
         pass
@@ -82,31 +101,38 @@ class LLMRewriter:
     def chunks(self, text: str, spans: Iterable[Tuple[int, int]], doc_index: int = 0) -> List[Chunk]:
         return self.task.chunks(text, spans, doc_index=doc_index)
 
-    def rewrite_chunks(self, chunks: Sequence[Chunk], pass_index: int = 1) -> List[ChunkOutcome]:
+    def rewrite_chunks(self, chunks: Sequence[Chunk], pass_index: int = 1,
+                       judge: Optional[Callable[[Chunk, str], Any]] = None) -> List[ChunkOutcome]:
         """Send chunks to the model, review replies, retry rejected ones.
 
+        judge: the cost of an accepted edit (`judge.EditJudge`); with
+            `n_candidates` > 1 the accepted reply of lowest cost is kept.
+            None: the first accepted reply (one reply a chunk an attempt).
         RETURNS (List[ChunkOutcome]): One per chunk, in order; `edited` is
             None when every attempt was rejected.
         """
         outcomes = [ChunkOutcome(c) for c in chunks]
         prompts = [self.task.render(c) for c in chunks]
+        n = self.n_candidates if judge is not None else 1
         pending = list(range(len(chunks)))
         for _attempt in range(self.max_retries + 1):
             if not pending:
                 break
-            gens = self.complete([prompts[j] for j in pending])
-            still = []
-            for j, gen in zip(pending, gens):
+            asked = [j for j in pending for _ in range(n)]
+            gens = self.complete([prompts[j] for j in asked])
+            accepted: Dict[int, List[Tuple[Any, str]]] = {}
+            for j, gen in zip(asked, gens):
                 o = outcomes[j]
                 o.calls += 1
                 o.tokens.append([gen.prompt_tokens, gen.completion_tokens])
                 edited, reason = self.task.review(o.chunk, prompts[j], gen.text)
                 if edited is None:
                     o.rejected[reason] = o.rejected.get(reason, 0) + 1
-                    still.append(j)
                 else:
-                    o.edited = edited
-            pending = still
+                    accepted.setdefault(j, []).append((judge(o.chunk, edited) if n > 1 else 0, edited))
+            for j, candidates in accepted.items():
+                outcomes[j].edited = best_of(candidates)
+            pending = [j for j in pending if j not in accepted]
         return outcomes
 
     def complete(self, prompts: List[str]) -> List[Generation]:

@@ -14,9 +14,11 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ..errors import Errors, LinkguardError, LinkguardWarning, Warnings
 from ..llm.chunking import Chunk, apply_chunk_edits
-from ..ngrams import NgramSettings, text_segments
+from ..ngrams import NgramSettings
 from .backends import LLMRewriter
 from .guarantee import detect_with, redact_until_safe
+from .judge import EditJudge
+from .occurs import occurs
 from .records import ChunkOutcome, PassRecord, RewriteResult
 
 
@@ -116,7 +118,11 @@ class RewriteLoop:
                                               for i in active}
             sent = [c for i in active for c in chunks[i] if c.flagged]
             start = time.perf_counter()
-            outcomes = self.rewriter.rewrite_chunks(sent, pass_index=p)
+            if getattr(self.rewriter, "n_candidates", 1) > 1 and self.detector is not None:
+                judge = EditJudge(self.detector, self.settings, srcs)  # best of n, checked against the index
+                outcomes = self.rewriter.rewrite_chunks(sent, pass_index=p, judge=judge)
+            else:
+                outcomes = self.rewriter.rewrite_chunks(sent, pass_index=p)
             batch_seconds = time.perf_counter() - start - sum(o.seconds for o in outcomes)
             total_calls = sum(o.calls for o in outcomes) or 1
             by_doc: Dict[int, List[ChunkOutcome]] = {i: [] for i in active}
@@ -179,18 +185,3 @@ class RewriteLoop:
                     not occurs(o.chunk.text[s:e], o.edited, self.settings) for s, e in o.chunk.span_offsets
                 )
         return rec
-
-
-def occurs(phrase: str, text: str, settings: NgramSettings) -> bool:
-    """Whether `phrase` occurs in `text` token-wise and case-folded (SPEC.md's
-    test for "still occurs"), within one segment."""
-    keys = tuple(k for seg in text_segments(phrase, settings) for k in seg.keys)
-    if not keys:
-        return False
-    n = len(keys)
-    for seg in text_segments(text, settings):
-        seq = seg.keys
-        if any(seq[i : i + n] == keys for i in range(len(seq) - n + 1)):
-            return True
-    return False
-

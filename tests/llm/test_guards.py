@@ -50,7 +50,22 @@ def test_an_edit_removing_one_of_two_spans_is_accepted():
 
 
 @pytest.mark.parametrize("kwargs", [{"min_length_ratio": 0}, {"max_length_ratio": 0.5},
-                                    {"min_similarity": 2}, {"max_added_words": 0}, {"echo_ngram": 2}])
+                                    {"min_similarity": 2}, {"max_added_words": 0}, {"echo_ngram": 2},
+                                    {"reject_redaction": 1}])
 def test_bad_guard_settings_raise(kwargs):
     with pytest.raises(LinkguardError, match="E207"):
         GuardSettings(**kwargs)
+
+
+def test_writing_the_placeholder_in_place_of_a_span_is_rejected():
+    ph = "[REDACTED]"
+    redacted = ORIG.replace("beaten him with truncheons", ph)
+    assert check_edit(ORIG, redacted, SPANS, placeholder=ph) == "redacted"
+    # Without the placeholder known, or with the guard off, it is an ordinary edit.
+    assert check_edit(ORIG, redacted, SPANS) is None
+    assert check_edit(ORIG, redacted, SPANS, GuardSettings(reject_redaction=False), placeholder=ph) is None
+    # Placeholders the chunk already had may stay (as many of them).
+    masked = ORIG.replace("the town", ph)
+    kept = masked.replace("beaten him with truncheons", "struck him with batons")
+    assert check_edit(masked, kept, SPANS, placeholder=ph) is None
+    assert check_edit(masked, kept.replace("batons", ph), SPANS, placeholder=ph) == "redacted"

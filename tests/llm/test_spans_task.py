@@ -60,7 +60,19 @@ def test_chunk_text_is_json_encoded_so_it_cannot_break_out():
 def test_an_applied_reply_is_accepted_and_the_rest_of_the_chunk_is_untouched():
     task = make_rewrite_spans_task(examples=[])
     prompt = task.render(CHUNK)
-    edited, reason = task.review(CHUNK, prompt, "Sure!\n" + reply(("lives in Kraljevo", "resides in [REDACTED]")))
+    edited, reason = task.review(CHUNK, prompt, "Sure!\n" + reply(("lives in Kraljevo", "resides in a town")))
+    assert (edited, reason) == ('He said "stop" and resides in a town.\nNext line.', None)
+
+
+def test_a_replacement_that_writes_the_placeholder_is_left_out():
+    # A model that redacts a span instead of rephrasing it: that span stays
+    # (flagged again next pass); the other replacements are applied.
+    task = make_rewrite_spans_task(examples=[])
+    prompt = task.render(CHUNK)
+    edited, reason = task.review(CHUNK, prompt, reply(("lives in Kraljevo", "resides in [REDACTED]")))
+    assert (edited, reason) == (None, NO_CHANGE)
+    lenient = make_rewrite_spans_task(examples=[], reject_redaction=False)
+    edited, reason = lenient.review(CHUNK, prompt, reply(("lives in Kraljevo", "resides in [REDACTED]")))
     assert (edited, reason) == ('He said "stop" and resides in [REDACTED].\nNext line.', None)
 
 
@@ -99,8 +111,8 @@ def test_spacy_llm_path_writes_the_applied_edit():
     doc.spans[task.spans_key] = [doc.char_span(19, 27), doc.char_span(28, 36)]
     prompts = list(task.generate_prompts([doc]))
     assert len(prompts[0][0]) == 1 and "lives in Kraljevo" in prompts[0][0][0]
-    out = list(task.parse_responses([[doc]], [[reply(("lives in Kraljevo", "resides in [REDACTED]"))]]))
-    assert getattr(out[0]._, task.field) == 'He said "stop" and resides in [REDACTED].\nNext line.'
+    out = list(task.parse_responses([[doc]], [[reply(("lives in Kraljevo", "resides in a town"))]]))
+    assert getattr(out[0]._, task.field) == 'He said "stop" and resides in a town.\nNext line.'
 
 
 def test_the_stop_scanner_ends_after_the_replacements_object():

@@ -34,13 +34,21 @@ def reword(text: str, spans: Sequence[str]) -> str:
     return text
 
 
+def redact(text: str, spans: Sequence[str]) -> str:
+    """What a model that redacts instead of rephrasing writes: the placeholder."""
+    for span in sorted(spans, key=len, reverse=True):
+        text = re.sub(r"(?<!\w)" + re.escape(span) + r"(?!\w)", "[REDACTED]", text, flags=re.IGNORECASE)
+    return text
+
+
 def answer(text: str) -> str:
     return "I replace each span with a reworded phrase.\n" + json.dumps({"text": text})
 
 
 class CannedModel:
     """behaviour: good | fenced | malformed_then_good | partial | drop |
-    obey_injection | echo | unchanged."""
+    obey_injection | echo | unchanged | redact | varied (the n-th reply to
+    the same prompt: partial, redact, good, partial, ...: for best-of-n)."""
 
     def __init__(self, behaviour: str = "good"):
         self.behaviour = behaviour
@@ -70,6 +78,10 @@ class CannedModel:
             return answer(reword(text, spans) + " " + " ".join(rule.split()[1:9]))
         if b == "unchanged":
             return answer(text)
+        if b == "redact":
+            return answer(redact(text, spans))
+        if b == "varied":
+            return answer([reword(text, spans[:1]), redact(text, spans), reword(text, spans)][attempt % 3])
         raise ValueError(b)
 
     def generate(self, prompts: Sequence[str]) -> List[Generation]:

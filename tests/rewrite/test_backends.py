@@ -14,9 +14,10 @@ def test_the_llm_rewriter_is_registered_and_runs_in_the_loop():
     rw = registry.resolve({"r": {"@misc": "linkguard.LLMRewriter.v1", "task": task, "model": model,
                                  "max_retries": 1}})["r"]
     assert isinstance(rw, LLMRewriter) and isinstance(rw, Rewriter)
-    assert (rw.system, rw.placeholder, rw.cfg) == ("llm", task.placeholder, {"max_retries": 1})
-    rw.configure({"max_retries": 0, "seed": 3})
-    assert rw.max_retries == 0
+    assert (rw.system, rw.placeholder, rw.cfg) == ("llm", task.placeholder, {"max_retries": 1, "n_candidates": 1})
+    rw.configure({"max_retries": 0, "seed": 3, "n_candidates": 2})
+    assert rw.max_retries == 0 and rw.n_candidates == 2
+    rw.configure({"n_candidates": 1})
     detector = BruteDetector(DictIndex(CORPUS))
     via_backend = RewriteLoop(detector, rw, max_passes=3).run([QUERY])[0]
     shorthand = RewriteLoop(detector, task, CannedModel("good"), max_passes=3, max_retries=0).run([QUERY])[0]

@@ -28,6 +28,7 @@ def make_rewrite_task(
     min_similarity: float = 0.5,
     max_added_words: int = 12,
     reject_new_details: bool = True,
+    reject_redaction: bool = True,
 ) -> RewriteTask:
     """linkguard.Rewrite.v1: rephrase flagged spans, a chunk of sentences at a time.
 
@@ -44,6 +45,8 @@ def make_rewrite_task(
     min_length_ratio, max_length_ratio, min_similarity, max_added_words: Reply guards.
     reject_new_details (bool): Reject replies that add numbers or names absent
         from the chunk (see `guards.new_details`).
+    reject_redaction (bool): Reject replies that write the placeholder in
+        place of a span (a redaction, not a rephrasing).
     RETURNS (RewriteTask).
     RAISES: LinkguardError E204 (invalid example), E206 (missing file), E207 (bad size).
     """
@@ -52,7 +55,7 @@ def make_rewrite_task(
         DEFAULT_EXAMPLES_PATH, parse_responses or parse_responses_v1, placeholder=placeholder, field=field,
         spans_key=spans_key, sentences_per_chunk=sentences_per_chunk, max_chunk_chars=max_chunk_chars,
         min_length_ratio=min_length_ratio, max_length_ratio=max_length_ratio, min_similarity=min_similarity,
-        max_added_words=max_added_words, reject_new_details=reject_new_details,
+        max_added_words=max_added_words, reject_new_details=reject_new_details, reject_redaction=reject_redaction,
     )
 
 
@@ -60,7 +63,7 @@ def build_task(task_cls: Type[Any], example_type: Type[Any], template: Optional[
                examples: ExamplesConfigType, examples_path: Any, parse_responses: Callable[..., Iterable[Any]], *,
                placeholder: str, field: str, spans_key: str, sentences_per_chunk: int, max_chunk_chars: int,
                min_length_ratio: float, max_length_ratio: float, min_similarity: float, max_added_words: int,
-               reject_new_details: bool) -> Any:
+               reject_new_details: bool, reject_redaction: bool = True) -> Any:
     """One rewrite task from its registered arguments (every rewrite task form
     shares them): bundled template and examples when none are given, examples
     validated, chunking and guard settings built.
@@ -85,5 +88,6 @@ def build_task(task_cls: Type[Any], example_type: Type[Any], template: Optional[
             min_similarity=min_similarity,
             max_added_words=max_added_words,
             reject_new_details=reject_new_details,
+            reject_redaction=reject_redaction,
         ),
     )

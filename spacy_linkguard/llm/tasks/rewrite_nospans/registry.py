@@ -22,6 +22,7 @@ def make_rewrite_nospans_task(
     min_similarity: float = 0.5,
     max_added_words: int = 12,
     reject_new_details: bool = True,
+    reject_redaction: bool = True,
 ) -> NoSpanRewriteTask:
     """linkguard.RewriteNoSpans.v1: rephrase every chunk as a whole (no span list, zero-shot).
 
@@ -36,4 +37,5 @@ def make_rewrite_nospans_task(
         placeholder=placeholder, field=field, spans_key="linkguard", sentences_per_chunk=sentences_per_chunk,
         max_chunk_chars=max_chunk_chars, min_length_ratio=min_length_ratio, max_length_ratio=max_length_ratio,
         min_similarity=min_similarity, max_added_words=max_added_words, reject_new_details=reject_new_details,
+        reject_redaction=reject_redaction,
     )

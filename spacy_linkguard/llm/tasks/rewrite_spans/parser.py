@@ -78,6 +78,7 @@ def apply_replacements(
     text: str,
     span_offsets: Sequence[Tuple[int, int]],
     replacements: Sequence[Replacement],
+    refuse: str = "",
 ) -> Tuple[str, int]:
     """Put each replacement in place of the flagged span it names.
 
@@ -89,6 +90,9 @@ def apply_replacements(
         the reply holds exactly one per span. An item that names no flagged
         span but occurs in `text` around a flagged span (the model widened it)
         replaces that occurrence. Other items are ignored.
+    refuse (str): when given (the placeholder), a replacement that contains
+        it and whose span does not is not applied: that span is redacted, not
+        rephrased, and stays flagged for the next pass.
     RETURNS (Tuple[str, int]): The edited chunk and the number of items applied.
     """
     distinct: List[str] = []
@@ -103,7 +107,7 @@ def apply_replacements(
     applied = 0
     for span, new in named:
         key = _key(span)
-        if not key:
+        if not key or (refuse and refuse in new and refuse not in span):
             continue
         hits = [(s, e) for s, e in span_offsets if _key(text[s:e]) == key]
         if not hits:  # a widened span: its occurrences that cover a flagged one

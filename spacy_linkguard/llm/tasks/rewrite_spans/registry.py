@@ -27,6 +27,7 @@ def make_rewrite_spans_task(
     min_similarity: float = 0.5,
     max_added_words: int = 12,
     reject_new_details: bool = True,
+    reject_redaction: bool = True,
 ) -> RewriteSpansTask:
     """linkguard.RewriteSpans.v1: the model returns one replacement per flagged
     span (`{"replacements": [{"span": ..., "replacement": ...}]}`) with the chunk
@@ -43,5 +44,5 @@ def make_rewrite_spans_task(
         DEFAULT_EXAMPLES_PATH, parse_responses or parse_responses_spans_v1, placeholder=placeholder, field=field,
         spans_key=spans_key, sentences_per_chunk=sentences_per_chunk, max_chunk_chars=max_chunk_chars,
         min_length_ratio=min_length_ratio, max_length_ratio=max_length_ratio, min_similarity=min_similarity,
-        max_added_words=max_added_words, reject_new_details=reject_new_details,
+        max_added_words=max_added_words, reject_new_details=reject_new_details, reject_redaction=reject_redaction,
     )

@@ -51,11 +51,13 @@ class RewriteSpansTask(RewriteTask):
 
     def edit(self, chunk: Chunk, reply: Any) -> Tuple[Optional[str], int]:
         """The chunk with the reply's replacements in place (None: unparsable
-        reply) and how many replacements were applied."""
+        reply) and how many replacements were applied; with the guard
+        `reject_redaction`, a replacement that writes the placeholder is left out."""
         items = self.parse(reply)
         if items is None:
             return None, 0
-        return apply_replacements(chunk.text, merge_spans(chunk.text, chunk.span_offsets), items)
+        refuse = self._placeholder if self._guards.reject_redaction else ""
+        return apply_replacements(chunk.text, merge_spans(chunk.text, chunk.span_offsets), items, refuse=refuse)
 
     def review(self, chunk: Chunk, prompt: str, reply: Any) -> Tuple[Optional[str], Optional[str]]:
         """Parse a reply, apply it to `chunk` and check the result with the guards.
@@ -65,7 +67,8 @@ class RewriteSpansTask(RewriteTask):
         """
         edited, _ = self.edit(chunk, reply)
         forbidden = instruction_ngrams(prompt, chunk.text, self._guards.echo_ngram)
-        reason = check_edit(chunk.text, edited, chunk.spans, self._guards, forbidden=forbidden)
+        reason = check_edit(chunk.text, edited, chunk.spans, self._guards, forbidden=forbidden,
+                            placeholder=self._placeholder)
         return (edited, None) if reason is None else (None, reason)
 
     def _render(self, text: str, spans: Sequence[str]) -> str:

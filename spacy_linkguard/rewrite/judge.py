@@ -1,0 +1,81 @@
+"""Best-of-n: which of several accepted candidate edits of a chunk to keep.
+
+A backend that samples `n_candidates` replies per flagged chunk
+(`LLMRewriter`) asks the loop's judge for each reply that passed the guards,
+and keeps the one of lowest cost:
+
+1. flagged spans of the chunk whose text still occurs in the edit (token-wise,
+   case-folded: SPEC.md's "still occurs"), plus
+2. rare N-grams of the edit that link under the document's verdict (arity 1,
+   detected on the edited chunk against the index) and that the chunk itself
+   did not have: what a rewrite wrote that the next pass would flag again;
+3. ties: the edit closest to the chunk (difflib ratio of the word sequences),
+   so the meaning moves as little as the linkage allows.
+
+Every candidate is checked against the index before it is accepted, so a pass
+keeps the edit that leaves the least to the next pass.
+"""
+from difflib import SequenceMatcher
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+
+from ..llm.chunking import Chunk
+from ..llm.guards import words
+from ..ngrams import NgramSettings
+from .guarantee import detect_with
+from .occurs import occurs
+
+
+class EditJudge:
+    """The cost of a candidate edit of a chunk (lower is better).
+
+    detector: the loop's detector. When it is a `Detector` over an index, new
+        linking rare N-grams are counted with an arity-1 detector over the
+        same index; otherwise only the flagged spans left count.
+    settings (NgramSettings): tokenization of "still occurs".
+    sources (Sequence[Optional[List[str]]]): each document's sources (by
+        `Chunk.doc_index`; None: the any verdict).
+    """
+
+    def __init__(self, detector: Any, settings: NgramSettings, sources: Sequence[Optional[List[str]]]) -> None:
+        self.settings = settings
+        self.sources = list(sources)
+        self.single = _arity_one(detector)
+        self._before: Dict[Tuple[int, int, str], Set[str]] = {}
+
+    def __call__(self, chunk: Chunk, edited: str) -> Tuple[int, float]:
+        """RETURNS (Tuple[int, float]): (spans left + new linking N-grams, -closeness)."""
+        left = sum(occurs(chunk.text[s:e], edited, self.settings) for s, e in chunk.span_offsets)
+        new = 0
+        if self.single is not None:
+            before = self._linking_keys_of(chunk)
+            new = len(self._linking_keys(edited, chunk.doc_index) - before)
+        closeness = SequenceMatcher(None, words(chunk.text), words(edited), autojunk=False).ratio()
+        return left + new, -closeness
+
+    def _linking_keys_of(self, chunk: Chunk) -> Set[str]:
+        key = (chunk.doc_index, chunk.start, chunk.text)
+        if key not in self._before:
+            self._before[key] = self._linking_keys(chunk.text, chunk.doc_index)
+        return self._before[key]
+
+    def _linking_keys(self, text: str, doc_index: int) -> Set[str]:
+        sources = self.sources[doc_index] if doc_index < len(self.sources) else None
+        return {s.key for s in detect_with(self.single, text, sources).spans}
+
+
+def _arity_one(detector: Any) -> Any:
+    """An arity-1 `Detector` over the detector's index (None when it has none)."""
+    from ..detect import Detector
+
+    if not isinstance(detector, Detector):
+        return None
+    return Detector(detector.index, k=detector.k, max_arity=1, cache_size=100_000)
+
+
+def best_of(candidates: Sequence[Tuple[Any, str]]) -> Optional[str]:
+    """The edit of lowest cost among (cost, edit) pairs; the first on ties; None when empty."""
+    best: Optional[Tuple[Any, str]] = None
+    for cost, edit in candidates:
+        if best is None or cost < best[0]:
+            best = (cost, edit)
+    return None if best is None else best[1]
