@@ -29,11 +29,21 @@ cluster's workers (`dask.distributed`; a `LocalCluster` for `--workers N`, or
    (a shared file system); the client writes the documents part and the
    manifest, and renames the folder.
 
+A worker that dies (killed for its memory, a lost machine) costs time, not the
+build: Dask computes what it held again on another worker. Every task can be
+run again from what is kept: the client holds the futures of the parts and of
+the last level (their tasks lead back to the corpus) until no later step needs
+them, and what the tasks share otherwise is a file in the staging folder (level
+rows, written aside and renamed; token ranks; document ids), never data
+scattered by the client, which dies with the worker holding it. A task whose
+workers keep dying (Dask's `distributed.scheduler.allowed-failures`) or a lost
+result ends the build with E080 and no output.
+
 Memory of a worker: its parts' tokens and last-level state (about 30 bytes
 per token position of its parts: more workers or machines divide it), one
-level's map or reduce at a time, and at the end one shard's rows.
-Temporary disk: every kept row once (key text, df, documents), until the
-shards are written.
+level's map or reduce at a time, and at the end, with the states and then the
+tokens released, one shard's rows. Temporary disk: every kept row once (key
+text, df, documents), until the shards are written.
 """
 import hashlib
 import json
@@ -441,8 +451,9 @@ def _lost_work(e: Exception) -> str:
     or a result it could not compute again (a cancelled future)."""
     task = getattr(e, "task", None)
     if task is not None:
-        return f"every worker that ran task {task} died while running it ({e.allowed_failures + 1} tries)"
-    return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else 'a result was cancelled'}"
+        n = e.allowed_failures + 1
+        return f"the worker running task {task} died {n} time{'s' if n > 1 else ''}"
+    return f"{type(e).__name__}: {' '.join(str(e).split())[:400] or 'a result was cancelled'}"
 
 
 def _run(client, corpus: Path, ranges, tmp: Path, settings: NgramSettings, n_shards: int, seed: np.uint64,
@@ -455,7 +466,7 @@ def _run(client, corpus: Path, ranges, tmp: Path, settings: NgramSettings, n_sha
 
     sd, max_n = settings.to_dict(), settings.max_n
     parts = [client.submit(tokenize_part, str(corpus), a, b, i, sd, pure=False) for i, (a, b) in enumerate(ranges)]
-    infos = client.gather([client.submit(_part_info, p) for p in parts])
+    infos = _gather(client, [client.submit(_part_info, p) for p in parts])
     doc_ids: List[str] = []
     seen: Dict[str, int] = {}
     firsts = []
@@ -499,16 +510,16 @@ def _run(client, corpus: Path, ranges, tmp: Path, settings: NgramSettings, n_sha
     ranks_file = docs_tmp / "ranks.json"
     _dump_list([words[i] for i in rank_order.tolist()], ranks_file)
     files = [docs_tmp / f"part-{i:05d}.bin" for i in range(len(parts))]
-    per_doc = np.concatenate(client.gather([client.submit(encode_part_docs, p, str(ranks_file), str(f), pure=False)
-                                            for p, f in zip(parts, files)]))
+    per_doc = np.concatenate(_gather(client, [client.submit(encode_part_docs, p, str(ranks_file), str(f),
+                                                            pure=False) for p, f in zip(parts, files)]))
     del parts  # the documents part is on disk: the workers free the tokens
     doc_offsets = np.zeros(len(per_doc) + 1, dtype=np.uint64)
     np.cumsum(per_doc, out=doc_offsets[1:])
     # reduce: one task per shard writes its folder into the shared staging folder
     ids_file = docs_tmp / "doc_ids.json"
     _dump_list(doc_ids, ids_file)
-    written = client.gather([client.submit(_write_levels, str(tmp / shard_dir(s)), sd, str(ids_file), extra,
-                                           *levels[s], pure=False) for s in range(n_shards)])
+    written = _gather(client, [client.submit(_write_levels, str(tmp / shard_dir(s)), sd, str(ids_file), extra,
+                                             *levels[s], pure=False) for s in range(n_shards)])
     from .build import _finish
 
     d = tmp / DOCS_DIR
@@ -543,13 +554,23 @@ def _level(client, n: int, parts: List[Any], states: List[Any], frequent: List[L
             for p, st, fr in zip(parts, states, frequent)]
     states = [client.submit(_item, o, 0) for o in outs]
     pieces = [client.submit(_item, o, 1) for o in outs]
-    n_pruned = sum(client.gather([client.submit(_item, o, 2) for o in outs]))
+    n_pruned = sum(_gather(client, [client.submit(_item, o, 2) for o in outs]))
     reduced = [client.submit(level_reduce, n, str(levels_tmp / f"{shard_dir(s)}-n{n}"),
                              *[client.submit(_item, pc, s) for pc in pieces], pure=False) for s in range(n_shards)]
     frequent = [[client.submit(_reply, r, p) for r in reduced] for p in range(len(parts))]
-    unigram_rows = client.gather([client.submit(_unigrams, r) for r in reduced]) if n == 1 else None
-    prefixes = client.gather([client.submit(_prefix, r) for r in reduced])
+    unigram_rows = _gather(client, [client.submit(_unigrams, r) for r in reduced]) if n == 1 else None
+    prefixes = _gather(client, [client.submit(_prefix, r) for r in reduced])
     return states, frequent, prefixes, n_pruned, unigram_rows
+
+
+def _gather(client, futures: List[Any]) -> List[Any]:
+    """The futures' results, once all of them are finished: a failure (raised as
+    Dask gives it) then leaves no task of the batch running, writing into the
+    staging folder that the failure removes."""
+    from distributed import wait
+
+    wait(futures)
+    return client.gather(futures)
 
 
 def _item(x: Any, i: int) -> Any:
