@@ -175,6 +175,7 @@ def fresh_cluster():
 @pytest.mark.parametrize("n_workers,task,after", [
     (1, "_write_levels", 0),  # the only worker dies as the shards' final writes start
     (2, "level_reduce", 4),   # a worker dies in level 2's reduces: its earlier results are computed again
+    (2, "encode_part_docs", 0),  # after the levels: its parts are tokenized again
 ])
 def test_dask_build_survives_a_killed_worker(fresh_cluster, tmp_path, n_workers, task, after):
     """A worker process that dies in the middle of the build (as one killed for
@@ -214,3 +215,22 @@ def test_dask_build_that_cannot_recover_is_a_coded_error(fresh_cluster, tmp_path
                           n_parts=2, progress=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl", "marks"]
     assert client.submit(sum, [1, 2]).result() == 3  # the cluster goes on (a new worker took the place)
+
+
+def test_a_lost_result_is_a_coded_error(client, tmp_path, monkeypatch):
+    """A future Dask cancelled (its data lost for good, or the scheduler gone) is E080 too, not a traceback."""
+    from distributed.client import FutureCancelledError
+
+    from spacy_linkguard.errors import LinkguardError
+    from spacy_linkguard.index import distributed as dist
+
+    def lost(client, corpus, ranges, tmp, *args):
+        (tmp / "_levels").mkdir()
+        raise FutureCancelledError("_write_levels-0", "already forgotten")
+
+    monkeypatch.setattr(dist, "_run", lost)
+    write_records(random_corpus(seed=1, n_docs=3), tmp_path / "c.jsonl")
+    with pytest.raises(LinkguardError, match=r"E080.*_write_levels-0 cancelled for reason: already forgotten"):
+        dist.build_distributed(tmp_path / "c.jsonl", tmp_path / "idx", NgramSettings(), n_shards=2, client=client,
+                               progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl"]
