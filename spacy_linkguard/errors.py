@@ -198,6 +198,11 @@ class Errors(metaclass=ErrorsWithCodes):
     E079 = ("The Dask scheduler at {address} has no worker after {timeout:g} s, so the build "
             "cannot start. Start workers with `dask worker {address}` on each machine "
             "(they must see the output folder's parent), then run the command again.")
+    E080 = ("The Dask build stopped: {detail}. A worker process died (most often killed "
+            "for using too much memory: see the workers' logs) and Dask could not run its "
+            "work again; no index was written. Give each worker more memory (fewer --workers "
+            "on this machine, or a larger `dask worker --memory-limit`) or split the work "
+            "finer (more --shards), then run the command again.")
 
     # --- E100-E149: linkage detection ---------------------------------------
     E100 = ("k must be an integer >= 2 (a phrase set singles out a document "

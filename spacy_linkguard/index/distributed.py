@@ -29,22 +29,35 @@ cluster's workers (`dask.distributed`; a `LocalCluster` for `--workers N`, or
    (a shared file system); the client writes the documents part and the
    manifest, and renames the folder.
 
+A worker that dies (killed for its memory, a lost machine) costs time, not the
+build: Dask computes what it held again on another worker. Every task can be
+run again from what is kept: the client holds the futures of the parts and of
+the last level (their tasks lead back to the corpus) until no later step needs
+them, and what the tasks share otherwise is a file in the staging folder (level
+rows, written aside and renamed; token ranks; document ids), never data
+scattered by the client, which dies with the worker holding it. A task whose
+workers keep dying (Dask's `distributed.scheduler.allowed-failures`) or a lost
+result ends the build with E080 and no output.
+
 Memory of a worker: its parts' tokens and last-level state (about 30 bytes
 per token position of its parts: more workers or machines divide it), one
-level's map or reduce at a time, and at the end one shard's rows.
-Temporary disk: every kept row once (key text, df, documents), until the
-shards are written.
+level's map or reduce at a time, and at the end, with the states and then the
+tokens released, one shard's rows. Temporary disk: every kept row once (key
+text, df, documents), until the shards are written.
 """
 import hashlib
 import json
 import os
 import shutil
 import tempfile
+import uuid
+from concurrent.futures import CancelledError
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from itertools import chain
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -214,11 +227,15 @@ def level_map(part: Part, state: Optional[LevelState], n: int, seed: int, mask: 
     return state, pieces, n_pruned
 
 
-def encode_part_docs(part: Part, rank_of: Dict[str, int], out: str) -> np.ndarray:
+def encode_part_docs(part: Part, ranks_file: str, out: str) -> np.ndarray:
     """Write a part's documents as varint token ranks to the file `out` (in the
-    shared staging folder); returns each document's byte count."""
+    shared staging folder); returns each document's byte count.
+
+    ranks_file: JSON list of the words in rank order (rank 1 first), in the staging folder."""
     from .doc_tokens import SEGMENT_END, encode_varints
 
+    with open(ranks_file, encoding="utf-8") as f:
+        rank_of = {w: r for r, w in enumerate(json.load(f), 1)}
     ranks_of_local = np.fromiter((rank_of[w] for w in part.vocab), dtype=np.int64, count=len(part.vocab))
     ranks_of_local = np.append(ranks_of_local, SEGMENT_END)
     t = part.tokens
@@ -242,11 +259,17 @@ class ShardRows:
     docs: np.ndarray  # the documents of every row, row after row
 
     def save(self, prefix: str) -> str:
-        """Write the rows to `prefix`.keys (UTF-8 lines), .df.npy and .docs.npy; returns prefix."""
-        with open(prefix + ".keys", "w", encoding="utf-8", newline="\n") as f:
-            f.write("".join(k + "\n" for k in self.keys()))
-        np.save(prefix + ".df.npy", self.df)
-        np.save(prefix + ".docs.npy", self.docs)
+        """Write the rows to `prefix`.keys (UTF-8 lines), .df.npy and .docs.npy; returns prefix.
+
+        Each file appears whole (written aside, then renamed): a reduce computed
+        again after a worker died rewrites the same bytes while another task
+        may be reading them."""
+        with _replacing(prefix + ".keys") as f:
+            f.write("".join(k + "\n" for k in self.keys()).encode("utf-8"))
+        with _replacing(prefix + ".df.npy") as f:
+            np.save(f, self.df)
+        with _replacing(prefix + ".docs.npy") as f:
+            np.save(f, self.docs)
         return prefix
 
     @classmethod
@@ -254,6 +277,19 @@ class ShardRows:
         """The rows saved at `prefix`; the keys are read from the file each time they are iterated."""
         return cls(keys=partial(iter_lines, Path(prefix + ".keys")), df=np.load(prefix + ".df.npy"),
                    docs=np.load(prefix + ".docs.npy"))
+
+
+@contextmanager
+def _replacing(path: str) -> Iterator[BinaryIO]:
+    """A binary file to write that replaces `path` when complete (never a partial `path`)."""
+    part = f"{path}.{os.getpid()}-{uuid.uuid4().hex}.part"
+    try:
+        with open(part, "wb") as f:
+            yield f
+        os.replace(part, path)
+    finally:
+        if os.path.exists(part):
+            os.unlink(part)
 
 
 @dataclass
@@ -340,7 +376,8 @@ def build_distributed(corpus: Union[str, Path], path: Union[str, Path], settings
     n_parts: map tasks (default: 4 per worker thread).
     The staging folder next to `path` must be visible to every worker.
     RAISES: E077 (dask.distributed not installed), E078 (scheduler unreachable), E079 (no
-        worker within WORKER_WAIT_S), E050-E058 and E075 as `build_index`.
+        worker within WORKER_WAIT_S), E080 (Dask gave up: workers kept dying, or a result was
+        lost), E050-E058 and E075 as `build_index`.
     """
     from .build import _check_layout, _check_target, _locked, _staging
 
@@ -349,7 +386,7 @@ def build_distributed(corpus: Union[str, Path], path: Union[str, Path], settings
     if not corpus.is_file():
         raise LinkguardError(Errors.E010.format(path=corpus, hint=""))
     try:
-        from distributed import Client, LocalCluster
+        from distributed import Client, KilledWorker, LocalCluster
     except ImportError:
         raise LinkguardError(Errors.E077) from None
     own = None
@@ -374,6 +411,8 @@ def build_distributed(corpus: Union[str, Path], path: Union[str, Path], settings
                 except HashCollision:
                     for p in tmp.iterdir():
                         shutil.rmtree(p) if p.is_dir() else p.unlink()
+                except (KilledWorker, CancelledError) as e:
+                    raise LinkguardError(Errors.E080.format(detail=_lost_work(e))) from None
             else:
                 raise LinkguardError(Errors.E066.format(attempts=MAX_ATTEMPTS))
     finally:
@@ -407,18 +446,27 @@ def _wait_for_workers(client, address: str) -> None:
         raise LinkguardError(Errors.E079.format(address=address, timeout=WORKER_WAIT_S)) from None
 
 
+def _lost_work(e: Exception) -> str:
+    """What Dask gave up on, in a line: a task whose workers all died (KilledWorker),
+    or a result it could not compute again (a cancelled future)."""
+    task = getattr(e, "task", None)
+    if task is not None:
+        n = e.allowed_failures + 1
+        return f"the worker running task {task} died {n} time{'s' if n > 1 else ''}"
+    return f"{type(e).__name__}: {' '.join(str(e).split())[:400] or 'a result was cancelled'}"
+
+
 def _run(client, corpus: Path, ranges, tmp: Path, settings: NgramSettings, n_shards: int, seed: np.uint64,
          progress: bool) -> None:
     from tqdm import tqdm
 
-    from . import runs
     from .doc_tokens import write_token_files
     from .shards import DOCS_DIR, shard_dir, write_manifest
     from .writer import merge_histograms
 
     sd, max_n = settings.to_dict(), settings.max_n
     parts = [client.submit(tokenize_part, str(corpus), a, b, i, sd, pure=False) for i, (a, b) in enumerate(ranges)]
-    infos = client.gather([client.submit(_part_info, p) for p in parts])
+    infos = _gather(client, [client.submit(_part_info, p) for p in parts])
     doc_ids: List[str] = []
     seen: Dict[str, int] = {}
     firsts = []
@@ -433,51 +481,45 @@ def _run(client, corpus: Path, ranges, tmp: Path, settings: NgramSettings, n_sha
         raise LinkguardError(Errors.E050.format(skipped=sum(i[2] for i in infos)))
     extra = {"n_tokens": sum(i[1] for i in infos), "n_skipped_empty": sum(i[2] for i in infos)}
     parts = [client.submit(set_first_doc, p, f) for p, f in zip(parts, firsts)]
-    mask = int(runs.HASH_MASK)
     states: List[Any] = [None] * len(parts)
     frequent: List[List[Any]] = [[] for _ in parts]  # per part: the shards' replies
-    levels: List[List[Any]] = [[] for _ in range(n_shards)]  # per shard: the prefix of each level's rows
+    levels: List[List[str]] = [[] for _ in range(n_shards)]  # per shard: the prefix of each level's rows
     levels_tmp = tmp / "_levels"
     levels_tmp.mkdir()
     n_pruned: Dict[int, int] = {}
     unigram_rows = None
     for n in tqdm(range(1, max_n + 1), desc="N-grams (Dask)", unit="N", disable=not progress, leave=False):
-        outs = [client.submit(level_map, p, st, n, int(seed), mask, max_n, n_shards, *fr, pure=False)
-                for p, st, fr in zip(parts, states, frequent)]
-        states = [client.submit(_item, o, 0) for o in outs]
-        pieces = [client.submit(_item, o, 1) for o in outs]
-        counts = client.gather([client.submit(_item, o, 2) for o in outs])
-        n_pruned[n] = sum(counts)
-        reduced = []
-        for s in range(n_shards):
-            mine = [client.submit(_item, pc, s) for pc in pieces]
-            prefix = str(levels_tmp / f"{shard_dir(s)}-n{n}")
-            reduced.append(client.submit(level_reduce, n, prefix, *mine, pure=False))
-        for s, r in enumerate(reduced):
-            levels[s].append(client.submit(_prefix, r))
-        frequent = [[client.submit(_reply, r, p) for r in reduced] for p in range(len(parts))]
-        if n == 1:
-            unigram_rows = client.gather([client.submit(_unigrams, r) for r in reduced])
-        del outs, pieces, reduced
+        states, frequent, prefixes, n_pruned[n], rows = _level(client, n, parts, states, frequent, seed, max_n,
+                                                               n_shards, levels_tmp)
+        for s, prefix in enumerate(prefixes):
+            levels[s].append(prefix)
+        unigram_rows = rows if n == 1 else unigram_rows
+    # No later level needs the last one's states and replies: release them, so the
+    # workers free that memory and no lost one is computed again.
+    del states, frequent
     # documents: token ranks by unigram df (descending), then key text
     words = [k for keys, _ in unigram_rows for k in keys]
     dfs = np.concatenate([df for _, df in unigram_rows]).astype(np.int64)
     text_rank = np.empty(len(words), dtype=np.int64)
     text_rank[np.array(sorted(range(len(words)), key=words.__getitem__), dtype=np.int64)] = np.arange(len(words))
     rank_order = np.lexsort((text_rank, -dfs))
-    rank_of = {words[i]: r + 1 for r, i in enumerate(rank_order.tolist())}
-    rank_f = client.scatter(rank_of, broadcast=True)
+    # The tasks from here on read what they share from files in the staging folder, not
+    # from data scattered by the client, which would be lost with the worker holding it.
     docs_tmp = tmp / "_documents"
     docs_tmp.mkdir()
+    ranks_file = docs_tmp / "ranks.json"
+    _dump_list([words[i] for i in rank_order.tolist()], ranks_file)
     files = [docs_tmp / f"part-{i:05d}.bin" for i in range(len(parts))]
-    per_doc = np.concatenate(client.gather([client.submit(encode_part_docs, p, rank_f, str(f), pure=False)
-                                            for p, f in zip(parts, files)]))
+    per_doc = np.concatenate(_gather(client, [client.submit(encode_part_docs, p, str(ranks_file), str(f),
+                                                            pure=False) for p, f in zip(parts, files)]))
+    del parts  # the documents part is on disk: the workers free the tokens
     doc_offsets = np.zeros(len(per_doc) + 1, dtype=np.uint64)
     np.cumsum(per_doc, out=doc_offsets[1:])
     # reduce: one task per shard writes its folder into the shared staging folder
-    ids_f = client.scatter(doc_ids, broadcast=True)
-    written = client.gather([client.submit(_write_levels, str(tmp / shard_dir(s)), sd, ids_f, extra, *levels[s],
-                                           pure=False) for s in range(n_shards)])
+    ids_file = docs_tmp / "doc_ids.json"
+    _dump_list(doc_ids, ids_file)
+    written = _gather(client, [client.submit(_write_levels, str(tmp / shard_dir(s)), sd, str(ids_file), extra,
+                                             *levels[s], pure=False) for s in range(n_shards)])
     from .build import _finish
 
     d = tmp / DOCS_DIR
@@ -495,6 +537,40 @@ def _run(client, corpus: Path, ranges, tmp: Path, settings: NgramSettings, n_sha
               "n_postings": totals["n_postings"] + total_pruned, **extra}
     hist = merge_histograms([w["hist"] for w in written] + [{n: [[1, c]] for n, c in n_pruned.items() if c}])
     write_manifest(tmp, sd, n_shards, counts, parts_ck, hist)
+
+
+def _level(client, n: int, parts: List[Any], states: List[Any], frequent: List[List[Any]], seed: np.uint64,
+           max_n: int, n_shards: int, levels_tmp: Path) -> Tuple[List[Any], List[List[Any]], List[str], int, Any]:
+    """Level n on the cluster: its maps and its reduces, waited for (a HashCollision raises here).
+
+    RETURNS: futures of the parts' states and of their replies for level n + 1 (held by
+        the caller while a later level may need them computed again), the prefix of each
+        shard's rows (on disk), the number of pruned N-grams, the unigram rows (level 1 only).
+    """
+    from . import runs
+    from .shards import shard_dir
+
+    outs = [client.submit(level_map, p, st, n, int(seed), int(runs.HASH_MASK), max_n, n_shards, *fr, pure=False)
+            for p, st, fr in zip(parts, states, frequent)]
+    states = [client.submit(_item, o, 0) for o in outs]
+    pieces = [client.submit(_item, o, 1) for o in outs]
+    n_pruned = sum(_gather(client, [client.submit(_item, o, 2) for o in outs]))
+    reduced = [client.submit(level_reduce, n, str(levels_tmp / f"{shard_dir(s)}-n{n}"),
+                             *[client.submit(_item, pc, s) for pc in pieces], pure=False) for s in range(n_shards)]
+    frequent = [[client.submit(_reply, r, p) for r in reduced] for p in range(len(parts))]
+    unigram_rows = _gather(client, [client.submit(_unigrams, r) for r in reduced]) if n == 1 else None
+    prefixes = _gather(client, [client.submit(_prefix, r) for r in reduced])
+    return states, frequent, prefixes, n_pruned, unigram_rows
+
+
+def _gather(client, futures: List[Any]) -> List[Any]:
+    """The futures' results, once all of them are finished: a failure (raised as
+    Dask gives it) then leaves no task of the batch running, writing into the
+    staging folder that the failure removes."""
+    from distributed import wait
+
+    wait(futures)
+    return client.gather(futures)
 
 
 def _item(x: Any, i: int) -> Any:
@@ -517,9 +593,21 @@ def _unigrams(r: Reduced) -> Tuple[List[str], np.ndarray]:
     return r.unigrams
 
 
-def _write_levels(out_dir: str, settings: Dict[str, Any], doc_ids: List[str], extra: Dict[str, int],
+def _write_levels(out_dir: str, settings: Dict[str, Any], ids_file: str, extra: Dict[str, int],
                   *prefixes: str) -> Dict[str, Any]:
+    """Final reduce of one shard from files only (its level rows at `prefixes`,
+    the document ids in `ids_file`), so Dask can run it again on any worker; a
+    folder left by an attempt on a worker that died is replaced."""
+    shutil.rmtree(out_dir, ignore_errors=True)
+    with open(ids_file, encoding="utf-8") as f:
+        doc_ids = json.load(f)
     return write_shard(out_dir, [ShardRows.load(p) for p in prefixes], settings, doc_ids, extra)
+
+
+def _dump_list(items: List[str], path: Path) -> None:
+    """Write a list of strings as compact JSON (for the workers, in the staging folder)."""
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(items, f, ensure_ascii=False, separators=(",", ":"))
 
 
 def default_workers() -> int:

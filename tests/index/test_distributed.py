@@ -150,3 +150,87 @@ def test_scheduler_without_workers_is_a_coded_error(tmp_path, monkeypatch):
             dist.build_distributed(tmp_path / "c.jsonl", tmp_path / "idx", NgramSettings(), n_shards=2,
                                    scheduler=cluster.scheduler_address, progress=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl"]
+
+
+@pytest.fixture
+def fresh_cluster():
+    """LocalClusters of their own for tests that kill workers: cluster(n_workers, **dask_config) -> Client."""
+    import dask
+    from distributed import Client, LocalCluster
+
+    made = []
+
+    def cluster(n_workers: int, **config) -> Client:
+        with dask.config.set(config):
+            lc = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        made.append((Client(lc), lc))
+        return made[-1][0]
+
+    yield cluster
+    for c, lc in made:
+        c.close()
+        lc.close()
+
+
+@pytest.mark.parametrize("n_workers,task,after", [
+    (1, "_write_levels", 0),  # the only worker dies as the shards' final writes start
+    (2, "level_reduce", 4),   # a worker dies in level 2's reduces: its earlier results are computed again
+    (2, "encode_part_docs", 0),  # after the levels: its parts are tokenized again
+])
+def test_dask_build_survives_a_killed_worker(fresh_cluster, tmp_path, n_workers, task, after):
+    """A worker process that dies in the middle of the build (as one killed for
+    its memory would) is replaced, what it held is computed again from the
+    corpus and the staging folder, and the index is the one-process build's."""
+    from spacy_linkguard.index.distributed import build_distributed
+
+    from .dask_faults import KillOnTask, deaths
+
+    client = fresh_cluster(n_workers)
+    (tmp_path / "marks").mkdir()
+    client.register_plugin(KillOnTask(tmp_path / "marks", task, after=after))
+    docs = random_corpus(seed=17, n_docs=30)
+    write_records(docs, tmp_path / "c.jsonl")
+    build_distributed(tmp_path / "c.jsonl", tmp_path / "dask", NgramSettings(), n_shards=3, client=client, n_parts=3,
+                      progress=False)
+    assert deaths(tmp_path / "marks") == 1
+    NgramIndex.build(docs, tmp_path / "single", progress=False, shards=3)
+    assert tree(tmp_path / "dask") == tree(tmp_path / "single")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl", "dask", "marks", "single"]
+
+
+def test_dask_build_that_cannot_recover_is_a_coded_error(fresh_cluster, tmp_path):
+    """Dask gives up on a task whose workers keep dying (here after one death):
+    E080 says what to change, and no index or staging folder is left."""
+    from spacy_linkguard.errors import LinkguardError
+    from spacy_linkguard.index.distributed import build_distributed
+
+    from .dask_faults import KillOnTask
+
+    client = fresh_cluster(2, **{"distributed.scheduler.allowed-failures": 0})
+    (tmp_path / "marks").mkdir()
+    client.register_plugin(KillOnTask(tmp_path / "marks", "_write_levels"))
+    write_records(random_corpus(seed=3, n_docs=12), tmp_path / "c.jsonl")
+    with pytest.raises(LinkguardError, match=r"E080.*_write_levels.*--shards"):
+        build_distributed(tmp_path / "c.jsonl", tmp_path / "dask", NgramSettings(), n_shards=2, client=client,
+                          n_parts=2, progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl", "marks"]
+    assert client.submit(sum, [1, 2]).result() == 3  # the cluster goes on (a new worker took the place)
+
+
+def test_a_lost_result_is_a_coded_error(client, tmp_path, monkeypatch):
+    """A future Dask cancelled (its data lost for good, or the scheduler gone) is E080 too, not a traceback."""
+    from distributed.client import FutureCancelledError
+
+    from spacy_linkguard.errors import LinkguardError
+    from spacy_linkguard.index import distributed as dist
+
+    def lost(client, corpus, ranges, tmp, *args):
+        (tmp / "_levels").mkdir()
+        raise FutureCancelledError("_write_levels-0", "already forgotten")
+
+    monkeypatch.setattr(dist, "_run", lost)
+    write_records(random_corpus(seed=1, n_docs=3), tmp_path / "c.jsonl")
+    with pytest.raises(LinkguardError, match=r"E080.*_write_levels-0 cancelled for reason: already forgotten"):
+        dist.build_distributed(tmp_path / "c.jsonl", tmp_path / "idx", NgramSettings(), n_shards=2, client=client,
+                               progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl"]
