@@ -183,12 +183,13 @@ def evaluate_systems(
     top = max(detectors) if detectors else None
     rows_arity = max_arity or top or PAPER_ARITY
     placeholder = detectors[top].settings.placeholder if top is not None else NgramSettings().placeholder
-    sources: List[Sources] = [None] * len(queries)
+    sources: Optional[List[Sources]] = None
     if top is not None:
         sources = query_sources(queries, detectors[top].has_document)
         for src in sources:
             detectors[top].source_numbers(src)  # E105/E106 now, not only for the outputs that link under any
-    n_without_sources = sum(1 for src in sources if src is None)
+    # None without detectors: no linkage rate is computed, under either verdict.
+    n_without_sources = None if sources is None else sum(1 for src in sources if src is None)
     cache: Dict[str, Any] = {}
     safe_cache: Dict[Tuple[int, Optional[Tuple[str, ...]], str], bool] = {}
 
@@ -251,7 +252,7 @@ def evaluate_systems(
             eval_seconds=time.perf_counter() - t0,
         )
         rows.append(row)
-        per_doc_all[key] = {"ids": ids, "sources": sources, **per_doc, "cost": costs}
+        per_doc_all[key] = {"ids": ids, "sources": sources or [None] * len(ids), **per_doc, "cost": costs}
     base = rows[0].get("perplexity") if rows else None  # the input d' (first row)
     for row in rows:
         row["perplexity_vs_input"] = ratio_to(row.get("perplexity"), base)
