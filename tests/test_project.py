@@ -288,20 +288,26 @@ def test_project_run_all_end_to_end(tmp_path):
 
     labels = table_labels(md)
     for s in SYSTEMS:
-        assert labels.count(s.label) == 2, s.label
+        assert labels.count(s.label) == 3, s.label  # linkage, quality and cost tables
     rows = {r["key"]: r for r in results["systems"]}
     assert set(rows) == {s.key for s in SYSTEMS}
     for key, row in rows.items():
         assert row["n_docs"] == 2
-        for name in ("linkable_prop_a1", "linkable_prop_a3", "linkage_rate_a1", "linkage_rate_a3", "edit_volume"):
+        for name in ("linkable_prop_a1", "linkable_prop_a3", "linkage_rate_a1", "linkage_rate_a3",
+                     "linkage_rate_a1_source", "linkage_rate_a3_source", "edit_volume"):
             assert row[name] is None or 0.0 <= row[name] <= 1.0, (key, name, row[name])
+        # a source linkage is an any linkage
+        assert row["linkage_rate_a3_source"] <= row["linkage_rate_a3"], key
         sim = row["similarity"]["all-MiniLM-L6-v2"]
         assert -1.0 <= sim <= 1.0 + 1e-6
         assert row["perplexity"] is not None and row["perplexity"] >= 1.0
     assert rows["input"]["linkable_prop_a1"] == 1.0
     # Guarantee mode: the rewrite loop's outputs are safe, so nothing flagged survives.
-    assert rows["llm_a3"]["linkage_rate_a3"] == 0.0 and rows["llm_a3"]["linkable_prop_a3"] == 0.0
-    assert rows["llm_a1"]["linkage_rate_a1"] == 0.0
+    assert rows["llm_a3"]["linkage_rate_a3_source"] == 0.0 and rows["llm_a3"]["linkable_prop_a3"] == 0.0
+    assert rows["llm_a1"]["linkage_rate_a1_source"] == 0.0
+    # The queries' ids are documents of the collection: the loop detected under source.
+    assert rows["llm_a3"]["verdict"] == "source" and rows["llm_a3"]["n_without_sources"] == 0
+    assert rows["input"]["verdict"] is None and rows["llm_nospans"]["verdict"] is None
     assert rows["llm_nospans"]["llm_calls"] >= 1  # the real SmolLM2 was called
     for png in ("figure2.png", "figure3.png"):
         assert (report / png).read_bytes()[:4] == b"\x89PNG"
@@ -349,12 +355,14 @@ def test_project_runs_with_max_arity_2(tmp_path):
     assert set(rows) == {s.key for s in systems_for(2)}
     for key, row in rows.items():
         assert row["linkable_prop_a2"] is not None and row["linkage_rate_a2"] is not None, key
+        assert row["linkage_rate_a2_source"] is not None, key
         assert row["model"], key
-    assert rows["llm_a2"]["linkage_rate_a2"] == 0.0  # guarantee mode
+    assert rows["llm_a2"]["linkage_rate_a2_source"] == 0.0  # guarantee mode (under source: the ids are in the index)
     md = (report / "report.md").read_text()
-    header = next(ln for ln in md.splitlines() if ln.startswith("| approach | model"))
+    header = next(ln for ln in md.splitlines() if ln.startswith("| approach | verdict"))
     cols = [c.strip() for c in header.strip("|").split("|")]
-    assert "linkable prop. arity <= 2" in cols and "doc. linkage rate (k=2, 2)" in cols
+    assert "linkable prop. arity <= 2" in cols and "doc. linkage rate, source (k=2, arity <= 2)" in cols
+    assert "doc. linkage rate, any (k=2, arity <= 2)" in cols
     assert not any("3" in c for c in cols if "arity" in c or "linkage" in c)
     table = []
     for ln in md.splitlines()[md.splitlines().index(header) + 2:]:
@@ -363,7 +371,8 @@ def test_project_runs_with_max_arity_2(tmp_path):
         table.append([c.strip() for c in ln.strip("|").split("|")])
     assert [r[0] for r in table] == [s.label for s in systems_for(2)]
     for r in table:
-        for name in ("linkable prop. arity <= 2", "doc. linkage rate (k=2, 2)"):
+        for name in ("linkable prop. arity <= 2", "doc. linkage rate, source (k=2, arity <= 2)",
+                     "doc. linkage rate, any (k=2, arity <= 2)"):
             cell = r[cols.index(name)]
             assert cell and cell != "\u2013", (r[0], name, cell)
     assert set(table_labels(md)) >= {s.label for s in systems_for(2)}

@@ -3,6 +3,13 @@
 This module wires models and the index to the pure metric functions; the
 `evaluate` command calls `run_evaluation` (the index, detectors and models,
 then `evaluate_systems`) and writes its dict as JSON.
+
+Document linkage is reported under both verdicts (SPEC.md, "Threat model"):
+under **any** an output links when some search singles out fewer than k
+documents; under **source** only when that result set holds one of the query's
+sources (its "sources", else its id when the index holds it: `resolve_sources`
+with "auto"). A query whose sources are unknown counts under any in the source
+rate too (`n_without_sources` says how many).
 """
 import time
 import warnings
@@ -11,8 +18,10 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..corpus import Record
 from ..errors import LinkguardWarning, Warnings
-from .metrics import document_linkage_rate, edit_volume, linkable_proportion, mean_defined
-from .systems import PAPER_ARITY, cost_of, get_system, read_outputs, systems_for
+from .metrics import document_linkage_rate, edit_volume, linkable_proportion, mean_defined, placeholders_added, ratio_to
+from .systems import PAPER_ARITY, cost_of, get_system, read_outputs, row_verdict, systems_for
+
+Sources = Optional[List[str]]
 
 
 def flagged_span_texts(detector: Any, text: str) -> List[str]:
@@ -20,26 +29,52 @@ def flagged_span_texts(detector: Any, text: str) -> List[str]:
     return [text[s.start_char : s.end_char] for s in detector.detect(text).spans]
 
 
+def query_sources(queries: Sequence[Record], has_document: Callable[[str], bool]) -> List[Sources]:
+    """Each query's sources for the source verdict (`resolve_sources` with
+    "auto"): its "sources", else [its id] when the index holds that id, else
+    None (unknown: such a document counts under any)."""
+    from ..detect import resolve_sources
+
+    return [resolve_sources("auto", q.sources, q.id, has_document, what=f"query {q.id!r}") for q in queries]
+
+
 def score_documents(
     inputs: Sequence[str],
     outputs: Sequence[str],
     input_spans: Dict[int, Sequence[Sequence[str]]],
-    is_safe: Dict[int, Callable[[str], bool]],
+    is_safe: Dict[int, Callable[[str, Sources], bool]],
+    sources: Optional[Sequence[Sources]] = None,
+    placeholder: Optional[str] = None,
 ) -> Dict[str, List[Any]]:
     """Per-document linkage metrics of one approach.
 
     inputs, outputs: released documents d' and their rewrites, aligned.
     input_spans: arity -> per input document, the texts flagged in it.
-    is_safe: arity -> a function telling whether a text is safe at (k, arity).
+    is_safe: arity -> a function (text, sources) telling whether a text is
+        safe at (k, arity) under the source verdict with those sources
+        (None: under any).
+    sources: per document, the query's sources (`query_sources`); None to
+        leave the source verdict out.
+    placeholder: the index's placeholder, to count `placeholders_added`.
     RETURNS (dict): lists aligned with the documents: linkable_prop_a<m>,
-        safe_a<m> and edit_volume.
+        safe_a<m> (the any verdict), safe_a<m>_source (the source verdict;
+        a document without known sources takes its any value), edit_volume
+        and placeholders_added.
     """
     out: Dict[str, List[Any]] = {}
     for m, spans in input_spans.items():
         out[f"linkable_prop_a{m}"] = [linkable_proportion(s, o) for s, o in zip(spans, outputs)]
     for m, fn in is_safe.items():
-        out[f"safe_a{m}"] = [bool(fn(o)) for o in outputs]
+        safe_any = [bool(fn(o, None)) for o in outputs]
+        out[f"safe_a{m}"] = safe_any
+        if sources is not None:
+            # A search that links under source links under any: safe under any
+            # is safe under source, and only the other documents are detected again.
+            out[f"safe_a{m}_source"] = [a or (src is not None and bool(fn(o, src)))
+                                        for a, o, src in zip(safe_any, outputs, sources)]
     out["edit_volume"] = [edit_volume(i, o) for i, o in zip(inputs, outputs)]
+    if placeholder:
+        out["placeholders_added"] = [placeholders_added(i, o, placeholder) for i, o in zip(inputs, outputs)]
     return out
 
 
@@ -63,7 +98,9 @@ def before_guarantee(objs: Sequence[Dict[str, Any]], input_spans: Dict[int, Sequ
 
 
 def aggregate(per_doc: Dict[str, List[Any]], costs: List[Dict[str, Optional[float]]]) -> Dict[str, Any]:
-    """Average per-document values into one table row (None where undefined)."""
+    """Average per-document values into one table row (None where undefined):
+    safe_a<m>[_source] flags become linkage_rate_a<m>[_source] (the share not
+    safe), the other lists their means, and the costs their means per document."""
     row: Dict[str, Any] = {}
     for name, vals in per_doc.items():
         if name.startswith("remaining_spans"):
@@ -103,17 +140,35 @@ def evaluate_systems(
     queries: the released documents d' (the rewrite steps' input).
     system_files: (system key, JSONL path) pairs, in table order.
     detectors: arity -> Detector(index, k, arity); flags input spans and
-        decides whether outputs are safe.
+        decides whether outputs are safe, under both verdicts: each output
+        is detected once per (arity, verdict), and under source only when
+        it is not safe under any (a source linkage is an any linkage).
     embedders: loaded `Embedder`s; `unavailable_models` maps the names of
         configured models that are not installed to the reason.
     scorer: a `PerplexityScorer`, or None to leave perplexity out.
     row_models: system key -> the model named in its row (default: the
         `model` its output lines record).
     max_arity: the rows' span-list arity (`systems_for`); default the widest detector's.
-    RETURNS (dict): {"systems": [row, ...], "per_doc": {...}, "models": {...}}.
+    RETURNS (dict): {"systems": [row, ...], "per_doc": {key: {...}},
+        "n_without_sources": int}. A row holds the means of the per-document
+        metrics (`score_documents`, `before_guarantee`, similarity,
+        perplexity) and costs (`aggregate`), and:
+        - linkage_rate_a<m>: document linkage rate under **any** (the key
+          results.json always had); linkage_rate_a<m>_source: under
+          **source**, where a query without known sources counts under any;
+        - verdict: what the row's rewrite detected with (`row_verdict`:
+          "source", "any" -- also for lines written before lines stated it --,
+          "mixed", or None for the input and rows nothing detected, e.g. the
+          LLM without span list and WordNet), verdict_counts: lines per verdict;
+        - n_without_sources: queries whose sources are unknown;
+        - placeholders_added: mean placeholders per document, output count
+          minus input count (by the model or guarantee mode), placeholder: which;
+        - perplexity_vs_input: the row's mean perplexity over the input row's.
     RAISES: LinkguardError E253 (missing output), E255 (unknown system).
     """
     from tqdm import tqdm
+
+    from ..ngrams import NgramSettings
 
     inputs = [q.text for q in queries]
     ids = [q.id for q in queries]
@@ -123,20 +178,36 @@ def evaluate_systems(
         n_empty = sum(1 for s in input_spans[m] if not s)
         if n_empty:
             warnings.warn(Warnings.W251.format(n=n_empty, path=queries_path, arity=m, m=len(inputs) - n_empty), LinkguardWarning)
-    is_safe = {m: (lambda text, d=det: d.analyze(text).safe) for m, det in detectors.items()}
     # The widest detector also gives the spans still linkable in each output
     # (shown on the displaCy pages); cache it so safety is not computed twice.
     top = max(detectors) if detectors else None
     rows_arity = max_arity or top or PAPER_ARITY
+    placeholder = detectors[top].settings.placeholder if top is not None else NgramSettings().placeholder
+    sources: Optional[List[Sources]] = None
+    if top is not None:
+        sources = query_sources(queries, detectors[top].has_document)
+        for src in sources:
+            detectors[top].source_numbers(src)  # E105/E106 now, not only for the outputs that link under any
+    # None without detectors: no linkage rate is computed, under either verdict.
+    n_without_sources = None if sources is None else sum(1 for src in sources if src is None)
     cache: Dict[str, Any] = {}
+    safe_cache: Dict[Tuple[int, Optional[Tuple[str, ...]], str], bool] = {}
 
     def detect_top(text: str) -> Any:
         if text not in cache:
             cache[text] = detectors[top].detect(text)
         return cache[text]
 
-    if top is not None:
-        is_safe[top] = lambda text: detect_top(text).safe
+    def safe_at(m: int, text: str, src: Sources) -> bool:
+        """Safe at (k, m) under source with `src` (None: any); each (arity, verdict, text) detected once."""
+        if m == top and src is None:
+            return bool(detect_top(text).safe)
+        key = (m, None if src is None else tuple(src), text)
+        if key not in safe_cache:
+            safe_cache[key] = bool(detectors[m].analyze(text, src).safe)
+        return safe_cache[key]
+
+    is_safe = {m: (lambda text, src, m=m: safe_at(m, text, src)) for m in detectors}
 
     rows: List[Dict[str, Any]] = []
     per_doc_all: Dict[str, Any] = {}
@@ -145,12 +216,14 @@ def evaluate_systems(
         system = get_system(key, path or "--system", rows_arity)
         if path is None:
             objs = [{"id": q.id, "text": q.text} for q in queries]
+            verdict, verdict_counts = None, {}
         else:
             objs = read_outputs(path, queries, queries_path)
+            verdict, verdict_counts = row_verdict(objs)
         line_model = next((o["model"] for o in objs if o.get("model")), "")
         outputs = [o["text"] for o in objs]
         t0 = time.perf_counter()
-        per_doc = score_documents(inputs, outputs, input_spans, is_safe)
+        per_doc = score_documents(inputs, outputs, input_spans, is_safe, sources, placeholder)
         if any("text_before_guarantee" in o for o in objs):
             per_doc.update(before_guarantee(objs, input_spans))
         per_doc["similarity"] = {e.name: _sims(e, inputs, outputs) for e in embedders}  # type: ignore[assignment]
@@ -172,11 +245,18 @@ def evaluate_systems(
             file=str(path) if path else str(queries_path),
             n_docs=len(objs),
             n_flagged={f"a{m}": sum(len(s) for s in input_spans[m]) for m in input_spans},
+            verdict=verdict,
+            verdict_counts=verdict_counts,
+            n_without_sources=n_without_sources,
+            placeholder=placeholder,
             eval_seconds=time.perf_counter() - t0,
         )
         rows.append(row)
-        per_doc_all[key] = {"ids": ids, **per_doc, "cost": costs}
-    return {"systems": rows, "per_doc": per_doc_all}
+        per_doc_all[key] = {"ids": ids, "sources": sources or [None] * len(ids), **per_doc, "cost": costs}
+    base = rows[0].get("perplexity") if rows else None  # the input d' (first row)
+    for row in rows:
+        row["perplexity_vs_input"] = ratio_to(row.get("perplexity"), base)
+    return {"systems": rows, "per_doc": per_doc_all, "n_without_sources": n_without_sources}
 
 
 def _sims(embedder: Any, inputs: Sequence[str], outputs: Sequence[str]) -> List[float]:

@@ -107,6 +107,32 @@ def document_linkage_rate(safe_flags: Sequence[bool]) -> Optional[float]:
     return sum(1 for s in safe_flags if not s) / len(safe_flags)
 
 
+def placeholders_added(input_text: str, output_text: str, placeholder: str) -> int:
+    """Placeholders the rewrite added to one document: occurrences of `placeholder`
+    in the output minus those in the input d' (exact, non-overlapping matches).
+
+    Counts every redaction, whether the model wrote the placeholder or guarantee
+    mode forced it; negative when the rewrite dropped placeholders of d'.
+
+    input_text (str): The released document d'.
+    output_text (str): Its rewrite.
+    placeholder (str): The index's placeholder, e.g. "[REDACTED]".
+    RETURNS (int): output count minus input count.
+    RAISES: ValueError for an empty placeholder.
+    """
+    if not placeholder:
+        raise ValueError("placeholder must not be empty")
+    return output_text.count(placeholder) - input_text.count(placeholder)
+
+
+def ratio_to(value: Optional[float], base: Optional[float]) -> Optional[float]:
+    """`value / base`, e.g. a row's mean perplexity relative to the input's;
+    None when either is missing or `base` is not positive."""
+    if value is None or base is None or base <= 0:
+        return None
+    return value / base
+
+
 def text_tokens(text: str, settings: Optional[NgramSettings] = None) -> List[str]:
     """All non-whitespace tokens of `text` (normalized as for N-grams), case-folded
     (punctuation kept).

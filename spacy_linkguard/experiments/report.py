@@ -1,5 +1,8 @@
 """The evaluation report: the paper's table layout, our numbers beside the paper's.
 
+Three tables: linkage (both verdicts, every redaction), meaning kept
+(similarity, perplexity also relative to the input's) and edit volume and cost.
+
 `build_tables` turns a results dict (written by `evaluate`) into rows of
 formatted cells (pure, tested); the Jinja templates in `templates/` lay
 them out as Markdown and HTML; `write_report` writes the whole report folder
@@ -13,6 +16,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from ..errors import Errors, LinkguardError
+from .metrics import ratio_to
 from .systems import PAPER_ARITY, systems_for
 
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
@@ -54,14 +58,26 @@ def sim_models(results: Dict[str, Any]) -> List[str]:
     return ours + [m for m in PAPER_SIM_MODELS if m not in ours]
 
 
-def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str, Any]:
-    """Rows of formatted cells for the quality table and the cost table.
+VERDICTS = ("source", "any")
 
-    results (dict): As written by `evaluate` (keys "dataset", "systems", ...).
+
+def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str, Any]:
+    """Rows of formatted cells for the linkage, quality and cost tables.
+
+    results (dict): As written by `evaluate` (keys "dataset", "systems", ...);
+        results written before the verdicts (no `linkage_rate_a<m>_source`,
+        `verdict`, `placeholders_added`) show an en dash there.
     reference (dict): `load_reference()`.
-    RETURNS (dict): {"quality_header": [...], "quality": [[cell, ...], ...],
-        "cost_header": [...], "cost": [...], "columns": {...}}; each cell is a
-        dict {"ours": str, "paper": str or None}.
+    RETURNS (dict): {"linkage_header": [...], "linkage": [[cell, ...], ...],
+        "quality_header", "quality", "cost_header", "cost", "sim_models",
+        "max_arity", "k", "n_without_sources", "n_docs", "placeholder"}; each cell is a dict
+        {"ours": str, "paper": str or None}. Linkage: the row's verdict, the
+        linkable proportions (the paper's metric), the document linkage rate
+        under source and under any (arity 1 and <= m), the linkable
+        proportions before forced redaction, the share of documents guarantee
+        mode redacted, forced redactions and placeholders added per document.
+        Quality: model, similarities, perplexity and perplexity relative to
+        the input d' ("1.49x"), seconds per document.
     """
     dataset = results.get("dataset", "")
     paper_rows = reference.get("datasets", {}).get(dataset, {})
@@ -70,13 +86,22 @@ def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str
     by_label = {r["label"]: r for r in results.get("systems", [])}
     k = results.get("settings", {}).get("k", 2)
     arities = sorted({1, report_arity(results)})
+    input_ppl = next((r.get("perplexity") for r in results.get("systems", []) if r.get("key") == "input"), None)
+    linkage_header = (
+        ["approach", "verdict"]
+        + [f"linkable prop. {arity_words(m)}" for m in arities]
+        + [f"doc. linkage rate, {v} (k={k}, {arity_words(m)})" for v in VERDICTS for m in arities]
+        + [f"linkable prop. {arity_words(m)} before forced redaction" for m in arities]
+        + ["share of documents guarantee mode redacted", "forced redactions / doc", "placeholders added / doc"]
+    )
     quality_header = (
         ["approach", "model"]
-        + [f"linkable prop. {arity_words(m)}" for m in arities]
-        + [f"doc. linkage rate (k={k}, {m})" for m in arities]
         + [f"similarity {m}" for m in models]
-        + ["perplexity", "seconds / doc"]
+        + ["perplexity", "perplexity vs input", "seconds / doc"]
     )
+    cost_header = ["approach", "edit volume", "passes", "LLM calls / doc", "prompt tokens / doc",
+                   "completion tokens / doc", "seconds / doc", "seconds / pass"]
+    linkage: List[List[Dict[str, Any]]] = []
     quality: List[List[Dict[str, Any]]] = []
     cost: List[List[Dict[str, Any]]] = []
     for system in systems_for(arities[-1]):
@@ -84,13 +109,19 @@ def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str
         paper = paper_rows.get(system.paper_key or system.label, {})
         if row is None:
             row = {"label": system.label, "model": "not run", "similarity": {}}
+        label = {"ours": row["label"], "paper": None}
+        linkage.append([
+            label,
+            {"ours": verdict_words(row), "paper": None},
+            *[_cell(row.get(f"linkable_prop_a{m}"), paper.get(f"linkable_prop_a{m}")) for m in arities],
+            *[_cell(row.get(f"linkage_rate_a{m}{'' if v == 'any' else '_' + v}"), None) for v in VERDICTS for m in arities],
+            *[_cell(row.get(f"linkable_prop_a{m}_before"), None) for m in arities],
+            _cell(row.get("unsafe_before_guarantee"), None),
+            _cell(row.get("forced_redactions"), None, 1),
+            _cell(row.get("placeholders_added"), None, 1),
+        ])
         sims = row.get("similarity") or {}
-        cells = [
-            {"ours": row["label"], "paper": None},
-            {"ours": row.get("model") or "", "paper": reference.get("llm") if paper else None},
-        ]
-        cells += [_cell(row.get(f"linkable_prop_a{m}"), paper.get(f"linkable_prop_a{m}")) for m in arities]
-        cells += [_cell(row.get(f"linkage_rate_a{m}"), None) for m in arities]
+        cells = [dict(label), {"ours": row.get("model") or "", "paper": reference.get("llm") if paper else None}]
         for m in models:
             ours = sims.get(m)
             cell = _cell(ours, (paper.get("similarity") or {}).get(m))
@@ -98,27 +129,54 @@ def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str
                 cell["ours"] = "unavailable"
             cells.append(cell)
         cells.append(_cell(row.get("perplexity"), paper.get("perplexity"), 1))
+        rel = row.get("perplexity_vs_input", ratio_to(row.get("perplexity"), input_ppl))
+        cells.append({"ours": times(rel), "paper": None})
         cells.append(_cell(row.get("seconds_per_doc"), paper.get("seconds_per_doc"), 1))
         quality.append(cells)
         cost.append([
-            {"ours": row["label"], "paper": None},
+            dict(label),
             _cell(row.get("edit_volume"), None),
             _cell(row.get("passes"), None, 1),
             _cell(row.get("llm_calls"), None, 1),
             _cell(row.get("prompt_tokens"), None, 0),
             _cell(row.get("completion_tokens"), None, 0),
-            _cell(row.get("forced_redactions"), None, 1),
-            *[_cell(row.get(f"linkable_prop_a{m}_before"), None) for m in arities],
-            _cell(row.get("unsafe_before_guarantee"), None),
             _cell(row.get("seconds_per_doc"), paper.get("seconds_per_doc"), 1),
             _cell(row.get("seconds_per_pass"), None, 2),
         ])
-    cost_header = (["approach", "edit volume", "passes", "LLM calls / doc", "prompt tokens / doc",
-                    "completion tokens / doc", "forced redactions / doc"]
-                   + [f"linkable prop. {arity_words(m)} before forced redaction" for m in arities]
-                   + ["share of documents guarantee mode redacted", "seconds / doc", "seconds / pass"])
-    return {"quality_header": quality_header, "quality": quality, "cost_header": cost_header,
-            "cost": cost, "sim_models": models, "max_arity": arities[-1]}
+    return {"linkage_header": linkage_header, "linkage": linkage, "quality_header": quality_header,
+            "quality": quality, "cost_header": cost_header, "cost": cost, "sim_models": models,
+            "max_arity": arities[-1], "k": k, "n_without_sources": n_without_sources(results),
+            "n_docs": results.get("n_docs"),
+            "placeholder": next((r["placeholder"] for r in results.get("systems", []) if r.get("placeholder")), None)}
+
+
+def verdict_words(row: Dict[str, Any]) -> str:
+    """A row's verdict for the table: "source", "any", "mixed (3 source, 1 any)",
+    or an en dash (the input, rows without detection, results written before
+    rows stated it)."""
+    verdict = row.get("verdict")
+    if "verdict" not in row and row.get("forced_redactions") is not None:
+        return "any"  # a rewrite-loop row of results written before rows stated it: detected under any
+    if not verdict:
+        return "\u2013"
+    counts = row.get("verdict_counts") or {}
+    if verdict == "mixed" and counts:
+        return "mixed (" + ", ".join(f"{n} {v}" for v, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))) + ")"
+    return str(verdict)
+
+
+def n_without_sources(results: Dict[str, Any]) -> Optional[int]:
+    """Queries without known sources (counted under any in the source rates);
+    None for results written before the verdicts."""
+    n = results.get("n_without_sources")
+    if n is None:
+        n = next((r.get("n_without_sources") for r in results.get("systems", []) if "n_without_sources" in r), None)
+    return n
+
+
+def times(value: Optional[float]) -> str:
+    """A ratio as "1.49x"; an en dash when missing."""
+    return "\u2013" if value is None else f"{value:.2f}x"
 
 
 def report_arity(results: Dict[str, Any]) -> int:

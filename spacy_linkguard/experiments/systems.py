@@ -4,8 +4,10 @@ Every approach writes one JSONL line per document: at least `id` and `text`
 (the released text), and what made it: `system` ("llm", "llm_nospans",
 "wordnet", "lexical"), `model` (in words), `k` and `max_arity` (None where
 nothing was detected). Rewrite-loop outputs also carry `passes` (per-pass
-records with LLM calls, tokens and seconds), `forced_redactions` and `safe`;
-other fields are ignored. The table's rows depend on the evaluation's
+records with LLM calls, tokens and seconds), `forced_redactions`, `safe`,
+`text_before_guarantee`, and `verdict` ("source" or "any") with `sources` (the
+collection ids detected with; lines written before the verdicts lack both and
+were detected under "any"); other fields are ignored. The table's rows depend on the evaluation's
 `max_arity` m: span-list rows are keyed `llm_a1`, `llm_a<m>`, `lexical_a<m>`.
 """
 import re
@@ -165,6 +167,40 @@ def cost_of(obj: Dict[str, Any]) -> Dict[str, Optional[float]]:
     out["passes"] = float(len(passes)) if passes else _first(src, ("n_passes",))
     out["forced_redactions"] = _first(src, ("forced_redactions", "n_forced"))
     return out
+
+
+DETECTION_FIELDS = ("verdict", "safe", "forced_redactions", "text_before_guarantee")
+
+
+def line_verdict(obj: Dict[str, Any]) -> Optional[str]:
+    """The verdict one output line was detected with: its `verdict` field;
+    "any" for a line of the rewrite loop written before lines stated it (then
+    every detection was "any"); None for a line that nothing detected (no
+    span list: the LLM without spans, WordNet paraphrasing)."""
+    verdict = obj.get("verdict")
+    if verdict is not None:
+        return str(verdict)
+    if any(name in obj for name in DETECTION_FIELDS) or isinstance(obj.get("max_arity"), int):
+        return "any"
+    return None
+
+
+def row_verdict(objs: Sequence[Dict[str, Any]]) -> Tuple[Optional[str], Dict[str, int]]:
+    """A table row's verdict from its output lines (`line_verdict`).
+
+    RETURNS (tuple): (verdict, counts): the verdict all detected lines share
+        ("source" or "any"), "mixed" when they differ (`--verdict auto` over
+        lines with and without known sources), None when no line was detected;
+        counts: verdict -> number of lines.
+    """
+    counts: Dict[str, int] = {}
+    for obj in objs:
+        v = line_verdict(obj)
+        if v is not None:
+            counts[v] = counts.get(v, 0) + 1
+    if not counts:
+        return None, counts
+    return (next(iter(counts)) if len(counts) == 1 else "mixed"), dict(sorted(counts.items()))
 
 
 _KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")

@@ -10,6 +10,8 @@ from spacy_linkguard.experiments.metrics import (
     edit_volume,
     linkable_proportion,
     mean_defined,
+    placeholders_added,
+    ratio_to,
     surviving_spans,
     wilson_interval,
 )
@@ -83,6 +85,26 @@ def test_document_linkage_rate():
     assert document_linkage_rate([True, False, False, True]) == 0.5
     assert document_linkage_rate([True]) == 0.0
     assert document_linkage_rate([]) is None
+
+
+def test_placeholders_added_counts_every_redaction():
+    p = "[REDACTED]"
+    # d' had one placeholder; the model wrote one more and guarantee mode forced two (adjacent ones count twice)
+    d = "The applicant [REDACTED] was born in Oslo."
+    out = "The applicant [REDACTED] was born in [REDACTED]. [REDACTED][REDACTED] lived there."
+    assert placeholders_added(d, out, p) == 3
+    assert placeholders_added(d, d, p) == 0
+    assert placeholders_added(d, "The applicant was born.", p) == -1  # the rewrite dropped one
+    assert placeholders_added("", "[X] and [X]", "[X]") == 2  # the index's placeholder, whichever it is
+    assert placeholders_added("a [redacted] b", "a [redacted] b [REDACTED]", p) == 1  # exact text only
+    with pytest.raises(ValueError):
+        placeholders_added("a", "b", "")
+
+
+def test_ratio_to():
+    assert ratio_to(12.6, 8.4) == pytest.approx(1.5)
+    assert ratio_to(8.4, 8.4) == 1.0
+    assert ratio_to(None, 8.4) is None and ratio_to(3.0, None) is None and ratio_to(3.0, 0.0) is None
 
 
 def test_edit_volume_hand_computed():

@@ -87,3 +87,23 @@ def test_system_files_take_their_rows_from_the_lines(tmp_path):
     # A second file for the same row (max_arity 1: both span-list runs are llm_a1) is left out.
     with pytest.warns(Warning, match="W252"):
         assert len(system_files([str(llm), str(llm)])) == 1
+
+
+def test_row_verdict_from_the_lines():
+    from spacy_linkguard.experiments.systems import line_verdict, row_verdict
+
+    src = {"id": "a", "text": "x", "verdict": "source", "sources": ["a"], "safe": True, "forced_redactions": 0}
+    anyv = {"id": "b", "text": "y", "verdict": "any", "sources": None, "safe": True, "forced_redactions": 2}
+    old = {"id": "c", "text": "z", "safe": True, "text_before_guarantee": "z", "forced_redactions": 0}
+    nospans = {"id": "d", "text": "w", "passes": [], "system": "llm_nospans", "k": None, "max_arity": None}
+    wordnet = {"id": "e", "text": "v", "mode": "document", "system": "wordnet", "max_arity": None}
+    assert [line_verdict(o) for o in (src, anyv, old, nospans, wordnet)] == ["source", "any", "any", None, None]
+    assert row_verdict([src, src]) == ("source", {"source": 2})
+    assert row_verdict([anyv]) == ("any", {"any": 1})
+    # written before lines stated a verdict: the loop then always detected under any
+    assert row_verdict([old, old]) == ("any", {"any": 2})
+    # --verdict auto over lines with and without known sources
+    assert row_verdict([src, anyv, src]) == ("mixed", {"any": 1, "source": 2})
+    # nothing detected
+    assert row_verdict([nospans, wordnet]) == (None, {})
+    assert row_verdict([]) == (None, {})

@@ -37,7 +37,9 @@ def evaluate_cmd(
     dataset: str = typer.Option("", "--dataset", help="Dataset name (echr, wiki) for the paper's reference numbers."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars on stderr."),
 ) -> None:
-    """Linkable proportion (arity 1, <= m), document linkage rate, similarity, perplexity, cost."""
+    """Linkable proportion (arity 1, <= m), document linkage rate under the source
+    and any verdicts, placeholders added, similarity, perplexity (and relative to
+    the input's), cost."""
     import json
 
     from ...experiments.evaluate import run_evaluation
@@ -57,8 +59,12 @@ def evaluate_cmd(
     m = results["settings"]["max_arity"]
     for row in results["systems"]:
         typer.echo(f"{row['label']:<40} a1 {_f(row.get('linkable_prop_a1'))}  a{m} "
-                   f"{_f(row.get('linkable_prop_a' + str(m)))}  linkage rate "
-                   f"{_f(row.get('linkage_rate_a' + str(m)))}", err=True)
+                   f"{_f(row.get('linkable_prop_a' + str(m)))}  linkage rate a{m} source "
+                   f"{_f(row.get(f'linkage_rate_a{m}_source'))} any "
+                   f"{_f(row.get(f'linkage_rate_a{m}'))}", err=True)
+    if results.get("n_without_sources"):
+        typer.echo(f"{results['n_without_sources']} of {results['n_docs']} queries have no known sources: "
+                   "they count under any in the source rates", err=True)
     typer.echo(f"results -> {out}", err=True)
 
 
