@@ -107,6 +107,8 @@ def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str
     for system in systems_for(arities[-1]):
         row = by_label.get(system.label)
         paper = paper_rows.get(system.paper_key or system.label, {})
+        if row is None and system.optional:
+            continue
         if row is None:
             row = {"label": system.label, "model": "not run", "similarity": {}}
         label = {"ours": row["label"], "paper": None}
@@ -357,4 +359,4 @@ def table_labels(markdown: str) -> List[str]:
 
 
 def required_labels(max_arity: int = PAPER_ARITY) -> Sequence[str]:
-    return [s.label for s in systems_for(max_arity)]
+    return [s.label for s in systems_for(max_arity) if not s.optional]

@@ -27,6 +27,7 @@ class System:
     key: str
     label: str
     paper_key: Optional[str]  # row of the reference table, if the paper has one
+    optional: bool = False  # shown only when run (a comparison, not a row of the paper)
 
 
 PAPER_ARITY = 3  # the paper's span-list rows are "arity 1" and "arity <= 3"
@@ -52,13 +53,16 @@ def systems_for(max_arity: int = PAPER_ARITY) -> List[System]:
     if m != 1:
         paper = f"LLM rewrite, spans of {_arity(m)}" if m == PAPER_ARITY else None
         rows.append(System(f"llm_a{m}", f"LLM rewrite, spans of {_arity(m)}", paper))
+        # The same loop detecting under the strict verdict, for comparison
+        # (`rewrite --verdict any`; evaluate --system llm_a<m>_any=PATH).
+        rows.append(System(f"llm_a{m}_any", f"LLM rewrite, spans of {_arity(m)}, any verdict", None, optional=True))
     rows.append(System(f"lexical_a{m}", f"Lexical rewrite, spans of {_arity(m)}", None))
     return rows
 
 
 SYSTEMS: List[System] = systems_for(PAPER_ARITY)
 SYSTEMS_BY_KEY: Dict[str, System] = {s.key: s for s in SYSTEMS}
-REQUIRED_ROWS = [s.label for s in SYSTEMS if s.key != "input"]
+REQUIRED_ROWS = [s.label for s in SYSTEMS if s.key != "input" and not s.optional]
 
 
 def get_system(key: str, path: Any = "--system", max_arity: int = PAPER_ARITY) -> System:
