@@ -19,7 +19,8 @@ def test_gpu_and_cpu_variants_differ_only_in_device_and_speed_options():
     gpu, cpu = load("rewrite_qwen25_1p5b.cfg"), load("rewrite_qwen25_1p5b_cpu.cfg")
     assert gpu["task"] == cpu["task"] and gpu["task"]["@llm_tasks"] == "linkguard.RewriteSpans.v1"
     strip = lambda c: {k: v for k, v in c.items() if k not in ("task", "model", "batch_size")}  # noqa: E731
-    assert strip(gpu) == strip(cpu) and gpu["max_passes"] == 5 and gpu["max_retries"] == 2
+    assert strip(gpu) == strip(cpu) and gpu["max_passes"] == 8 and gpu["max_retries"] == 2
+    assert gpu["n_candidates"] == 2
     differ = {k for k in set(gpu["model"]) | set(cpu["model"]) if gpu["model"].get(k) != cpu["model"].get(k)}
     assert differ <= SPEED_OPTIONS, differ
     assert gpu["model"]["dtype"] == cpu["model"]["dtype"] == "bfloat16"
