@@ -256,7 +256,8 @@ class NgramIndex(TextLookups):
         out = np.zeros(len(ids), dtype=np.int64)
         out[hit] = df
         docs = np.full(len(ids), -1, dtype=np.int64)
-        docs[hit] = np.where(df == 1, self._ref.view(np.ndarray)[rows], -1)
+        # int64 before -1 enters: the stored numbers may be uint16/uint32 (NumPy >= 2.5 refuses the mix)
+        docs[hit] = np.where(df == 1, self._ref.view(np.ndarray)[rows].astype(np.int64), -1)
         for i, d in self._resolved_misses(keys, ids):
             out[i] = 1
             docs[i] = d
