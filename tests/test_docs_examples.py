@@ -313,3 +313,36 @@ def test_runner_rejects_a_skip_without_reason_and_an_unclosed_fence(tmp_path):
 def test_runner_needs_verdict_matches_the_interface():
     ex = Example(page=Path("x.md"), line=1, language="bash", code="true\n", needs="verdict")
     assert (missing_need(ex) is None) == verdict_interface()
+
+
+# ---------------------------------------------------------------------------
+# Links between the pages
+
+LINK = re.compile(r"\]\((?!https?://|mailto:)([^)\s]+)\)")
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a Markdown heading."""
+    text = re.sub(r"[`*]", "", heading.strip().lower())
+    return re.sub(r"\s", "-", re.sub(r"[^\w\- ]", "", text))
+
+
+def anchors(page: Path) -> set:
+    lines = page.read_text(encoding="utf-8").splitlines()
+    heads, fenced = set(), False
+    for line in lines:
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and line.startswith("#"):
+            heads.add(slug(line.lstrip("#")))
+    return heads
+
+
+@pytest.mark.parametrize("page", doc_pages() + [REPO / "benchmarks" / "README.md"], ids=lambda p: p.name)
+def test_relative_links_resolve(page):
+    for target in LINK.findall(page.read_text(encoding="utf-8")):
+        path, _, anchor = target.partition("#")
+        dest = (page.parent / path).resolve() if path else page
+        assert dest.exists(), f"{page.name}: link to {target}: no such file"
+        if anchor and dest.suffix == ".md":
+            assert anchor in anchors(dest), f"{page.name}: link to {target}: no such heading"
