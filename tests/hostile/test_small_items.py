@@ -61,9 +61,12 @@ def test_the_edit_guard_rejects_invented_names_addresses_dates_and_numbers():
     assert new_details(CHUNK, edited) == ["John", "Smith", "12", "Baker", "Street", "London", "Mary", "Smith",
                                           "3", "May", "1961"]
     # Generalizing is not inventing; the placeholder is no detail; re-casing is none.
+    lenient = GuardSettings(reject_redaction=False)  # the placeholder is judged by its own guard
     for ok in (CHUNK.replace("the city", "a French town"), CHUNK.replace("the city", "[REDACTED]"),
                CHUNK.replace("The applicant", "THE APPLICANT")):
-        assert check_edit(CHUNK, ok, [], placeholder="[REDACTED]") is None, ok
+        assert check_edit(CHUNK, ok, [], lenient, placeholder="[REDACTED]") is None, ok
+    # ... which rejects writing it in place of words (a redaction, not a rephrasing).
+    assert check_edit(CHUNK, CHUNK.replace("the city", "[REDACTED]"), [], placeholder="[REDACTED]") == "redacted"
 
 
 def test_the_new_details_check_is_configurable_in_the_task():
