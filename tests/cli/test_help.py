@@ -1,0 +1,13 @@
+"""`--help` of the app and of every command shows flags as flags (no `<bool>`)."""
+import pytest
+from typer.testing import CliRunner
+
+from spacy_linkguard.cli import app
+
+
+@pytest.mark.parametrize("args", [["--help"], ["detect", "--help"], ["paraphrase", "--help"]])
+def test_help_shows_flags_without_a_type(args):
+    res = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert "--help" in res.output
+    assert "<bool>" not in res.output
