@@ -324,7 +324,7 @@ class Errors(metaclass=ErrorsWithCodes):
     E214 = ("The wheel {wheel} has no member {member}. The package version may have "
             "changed; pin the version given in spacy_linkguard/llm/local_models.py.")
     E215 = ("The config {path} has no component {name!r} (pipeline: {pipes}). Use a "
-            "rewrite config such as configs/rewrite_cpu.cfg.")
+            "rewrite config such as the shipped rewrite_cpu (--config rewrite_cpu).")
     E216 = ("Guarantee mode did not reach a safe text within {rounds} redaction "
             "rounds (text starts {preview!r}). This is a bug; please report it.")
     E217 = ("Part {part} of {n} ({requirement}) is corrupt: {detail}. Nothing was "
@@ -332,8 +332,14 @@ class Errors(metaclass=ErrorsWithCodes):
             "anew), and if it persists the package version may have changed: pin "
             "the version given in spacy_linkguard/llm/local_models.py.")
     E218 = ("Cannot build the pipeline of the config {path}: {detail}. Compare its "
-            "sections and values with configs/rewrite_cpu.cfg; a value given on the "
+            "sections and values with the shipped spacy_linkguard/configs/rewrite_cpu.cfg; a value given on the "
             "command line (--section.key value) must name an existing section.")
+    E219 = ("No config file {config!r} and no shipped config of that name. Give the "
+            "path of a .cfg file, or the name of a shipped one: {names} (e.g. "
+            "--config rewrite_cpu).")
+    E220 = ("--backend {backend} does not match the config {config}, whose rewrite "
+            "component has the {has} backend. Leave out --config to use the shipped "
+            "{default}, or leave out --backend to use the config as it is.")
     # E240-E242: the OpenAI-compatible HTTP backend (linkguard.OpenAI.v1) and the GPU benchmark
     E240 = ("No reply from the chat-completions endpoint {url} after {tries} tries "
             "(last: {detail}). Start the server (e.g. `vllm serve MODEL --port 8000`), "
