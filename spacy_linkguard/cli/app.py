@@ -29,6 +29,14 @@ class PlainFlagsMixin:
 class LinkguardCommand(PlainFlagsMixin, TyperCommand):
     """Every command of `app` (set in `cli/__init__.py`, so command modules need no `cls`)."""
 
+    def collect_usage_pieces(self, ctx):
+        # A hidden argument (a deprecated positional OUT) stays out of the usage line too.
+        rv = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if not getattr(param, "hidden", False):
+                rv.extend(param.get_usage_pieces(ctx))
+        return rv
+
 
 class LinkguardGroup(PlainFlagsMixin, TyperGroup):
     """Every coded error of a command ends it with its message and exit code 1,

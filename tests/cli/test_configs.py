@@ -51,6 +51,8 @@ def test_top_level_configs_folder_is_the_shipped_one():
 
 def test_rewrite_outside_the_checkout_names_a_missing_config(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    help_text = CliRunner().invoke(app, ["rewrite", "--help"], env={"COLUMNS": "200"}).output
+    assert "--backend" in help_text and "rewrite_cpu" in help_text
     res = CliRunner().invoke(app, ["rewrite", "q.jsonl", "--index", "idx", "--config", "nope"])
     assert res.exit_code == 1 and "[E219]" in res.output and "rewrite_cpu" in res.output
 
