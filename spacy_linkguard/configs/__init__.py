@@ -19,14 +19,18 @@ def resolve_config(config: Union[str, Path]) -> Path:
     """The config file that `config` names: an existing file (any path), else a
     shipped config by name, with or without `.cfg` (`rewrite_cpu`).
 
-    RAISES: LinkguardError E219 when it is neither, listing the shipped names.
+    RAISES: LinkguardError E010 for a path with a folder that does not exist,
+        E219 for a bare name that is no shipped config (both list the shipped names).
     """
     from ..errors import Errors, LinkguardError
 
     path = Path(config)
     if path.is_file():
         return path
+    names = ", ".join(shipped_configs())
+    if path.parent != Path("."):
+        raise LinkguardError(Errors.E010.format(path=path, hint=f", or name a shipped config: {names}"))
     name = path.name[: -len(".cfg")] if path.name.endswith(".cfg") else path.name
-    if str(path) in (name, f"{name}.cfg") and (CONFIG_DIR / f"{name}.cfg").is_file():
+    if (CONFIG_DIR / f"{name}.cfg").is_file():
         return CONFIG_DIR / f"{name}.cfg"
-    raise LinkguardError(Errors.E219.format(config=str(config), names=", ".join(shipped_configs())))
+    raise LinkguardError(Errors.E219.format(config=str(config), names=names))

@@ -40,7 +40,7 @@ def test_shipped_configs_resolve_by_name_outside_the_checkout(tmp_path, monkeypa
     assert resolve_config("mine.cfg") == Path("mine.cfg")  # a path wins
     with pytest.raises(LinkguardError, match=r"E219.*rewrite_cpu, rewrite_lexical"):
         resolve_config("rewrite_gpt5")
-    with pytest.raises(LinkguardError, match="E219"):
+    with pytest.raises(LinkguardError, match=r"E010.*rewrite_cpu"):
         resolve_config("configs/rewrite_cpu.cfg")  # a path that does not exist here is not a name
 
 
