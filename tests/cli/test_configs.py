@@ -66,3 +66,24 @@ def test_backend_must_match_the_config(tmp_path):
     res = CliRunner().invoke(app, ["rewrite", str(tmp_path / "q.jsonl"), "--index", str(tmp_path / "idx"),
                                    "--config", str(tmp_path / "llm.cfg"), "--backend", "lexical"])
     assert res.exit_code == 1 and "[E220]" in res.output and "rewrite_lexical" in res.output
+
+
+@pytest.mark.slow  # loads the spaCy tagger and the sentence-transformers model
+def test_rewrite_with_the_lexical_backend_from_any_folder(tmp_path, monkeypatch):
+    from spacy_linkguard.detect import Detector
+
+    collection = [
+        {"id": "a", "text": "The applicant lodged a complaint with the regional court in Vienna. "
+                            "The judges quickly rejected the complaint as unfounded."},
+        {"id": "b", "text": "The lawyers examined the documents carefully and found serious errors."},
+        {"id": "c", "text": "The applicant lodged a complaint. The judges rejected the complaint."},
+    ]
+    NgramIndex.build(collection, tmp_path / "idx", progress=False, n_process=1)
+    monkeypatch.chdir(tmp_path)
+    Path("q.jsonl").write_text(json.dumps({"id": "a", "text": collection[0]["text"]}) + "\n")
+    res = CliRunner().invoke(app, ["rewrite", "q.jsonl", "--index", "idx", "--backend", "lexical", "-o", "out.jsonl",
+                                   "--no-progress"])
+    assert res.exit_code == 0, res.output
+    (line,) = [json.loads(x) for x in Path("out.jsonl").read_text().splitlines()]
+    assert line["system"] == "lexical" and all(p["llm_calls"] == 0 for p in line["passes"])
+    assert line["safe"] and Detector(NgramIndex.load(tmp_path / "idx")).detect(line["text"], ["a"]).safe
