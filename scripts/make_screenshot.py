@@ -43,7 +43,7 @@ def main(argv=None) -> None:
     ap.add_argument("--doc-id", default="001-91088", help="the document to show (a short one by default)")
     ap.add_argument("--out", type=Path, default=REPO / "docs" / "images" / "flagged-spans.png")
     ap.add_argument("--width", type=int, default=1100)
-    ap.add_argument("--height", type=int, default=820)
+    ap.add_argument("--height", type=int, default=1250)
     ap.add_argument("--colors", type=int, default=64, help="palette size of the PNG (0: keep full colour)")
     args = ap.parse_args(argv)
 
@@ -62,7 +62,7 @@ def main(argv=None) -> None:
             sys.exit(f"no document {args.doc_id!r} in {args.queries}")
         one.write_text(lines[0], encoding="utf-8")
         page = tmp / "flagged.html"
-        run([sys.executable, "-m", "spacy_linkguard", "show", one, "--index", index, "--out", page,
+        run([sys.executable, "-m", "spacy_linkguard", "show", one, "--index", index, "--output", page,
              "--no-progress"])
         shot = tmp / "shot.png"
         run([chromium, *CHROMIUM_FLAGS, f"--screenshot={shot}", f"--window-size={args.width},{args.height}",

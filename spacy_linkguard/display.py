@@ -1,13 +1,25 @@
-"""displaCy rendering of the spans flagged by the `linkguard` component.
+"""Rendering of the spans flagged by the `linkguard` component, as written.
 
-`spacy_linkguard.render(doc)` draws `doc.spans["linkguard"]` with displaCy's
-span style; `render_report(docs)` makes the static HTML page of the `show`
-command (each document's spans, then the evidence for every span). The label
-colors are also registered for displaCy through the `spacy_displacy_colors`
-entry point, so `displacy.render(doc, style="span", ...)` uses them too.
+`spacy_linkguard.render(doc)` draws `doc.spans["linkguard"]` in the style of
+displaCy's span visualizer (a colored bar under each span, its label at the
+start), but over `doc.text` itself: displaCy's renderer writes every token
+followed by a space ("regional office .", "[ REDACTED ]", "Hay - on - Wye"),
+so the page would not show the document as written. Here the text is cut at
+the spans' character offsets only, and labels are CSS-generated content, so
+the page's text (and what a reader copies from it) is exactly `doc.text`.
+
+Overlaps: a COMBO span inside an NGRAM span ("November" in "November 2011")
+is not drawn: rewriting the NGRAM span rewrites it too. It stays in
+`doc.spans` and in the evidence table (detection is unchanged); other
+overlapping spans are drawn on separate lines, as displaCy does.
+
+`render_report(docs)` makes the static HTML page of the `show` command (each
+document's spans, then the evidence for every span). The label colors are
+also registered for displaCy through the `spacy_displacy_colors` entry point,
+so `displacy.render(doc, style="span", ...)` still works (with its spacing).
 """
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 DISPLACY_COLORS: Dict[str, str] = {
     "NGRAM": "#f4a3a3",  # a rare phrase on its own: the strongest signal
@@ -15,6 +27,18 @@ DISPLACY_COLORS: Dict[str, str] = {
 }
 DEFAULT_SPANS_KEY = "linkguard"
 TEMPLATE = Path(__file__).parent / "display.html.jinja"
+# displaCy's span geometry (spacy/displacy/render.py SpanRenderer), in px.
+TOP_OFFSET, LABEL_OFFSET, OFFSET_STEP = 40, 20, 17
+# The labels are generated content, not text: the markup's text is the document's.
+STYLE = (
+    "<style>.lg-spans{line-height:2.5;white-space:pre-wrap}"
+    ".lg-span{font-weight:bold;display:inline-block;position:relative}"
+    ".lg-bar{position:absolute;height:4px;left:-1px;width:calc(100% + 2px)}"
+    ".lg-start{border-top-left-radius:3px;border-bottom-left-radius:3px}"
+    ".lg-start::after{content:attr(data-label);position:absolute;top:-0.5em;z-index:10;"
+    "padding:2px 3px;font-size:0.6em;line-height:1;border-radius:3px;color:#000;"
+    "background:inherit}</style>"
+)
 
 
 def render(
@@ -25,20 +49,69 @@ def render(
     jupyter: Optional[bool] = None,
     options: Optional[Dict[str, Any]] = None,
 ) -> str:
-    """Render a Doc's flagged spans with displaCy (style "span").
+    """Render a Doc's flagged spans over its text as written (module docstring).
 
     doc (Doc): A Doc processed by the `linkguard` component.
     spans_key (str): The component's `spans_key`.
     page (bool): Return a full HTML page instead of a fragment.
-    jupyter (bool): Display in a notebook (None: detect).
-    options (dict): More displaCy options (override ours).
+    jupyter (bool): Display in a notebook (None: when running in one).
+    options (dict): {"colors": {label: color}} to override ours.
     RETURNS (str): The HTML markup.
     """
-    from spacy import displacy
+    colors = {**DISPLACY_COLORS, **((options or {}).get("colors") or {})}
+    html = STYLE + markup_as_written(doc, spans_key=spans_key, colors=colors)
+    if page:
+        html = f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"></head><body>{html}</body></html>'
+    if jupyter is None:
+        from spacy.util import is_in_jupyter
 
-    opts = {"spans_key": spans_key, "colors": dict(DISPLACY_COLORS)}
-    opts.update(options or {})
-    return displacy.render(doc, style="span", options=opts, page=page, jupyter=jupyter)
+        jupyter = is_in_jupyter()
+    if jupyter:
+        from IPython.display import HTML, display
+
+        display(HTML(html))
+    return html
+
+
+def drawn_spans(doc: Any, spans_key: str = DEFAULT_SPANS_KEY) -> List[Tuple[Any, int]]:
+    """The spans drawn on the page, each with its line (1: nearest the text):
+    every span of `doc.spans[spans_key]` but a COMBO inside an NGRAM span."""
+    spans = sorted(doc.spans.get(spans_key, []), key=lambda s: (s.start_char, -s.end_char, s.label_))
+    ngrams = [s for s in spans if s.label_ == "NGRAM"]
+    spans = [s for s in spans if not (s.label_ == "COMBO" and any(
+        n.start_char <= s.start_char and s.end_char <= n.end_char for n in ngrams))]
+    placed: List[Tuple[Any, int]] = []
+    for span in spans:
+        taken = {slot for other, slot in placed if other.end_char > span.start_char}
+        placed.append((span, next(i for i in range(1, len(placed) + 2) if i not in taken)))
+    return placed
+
+
+def markup_as_written(doc: Any, *, spans_key: str = DEFAULT_SPANS_KEY,
+                      colors: Optional[Dict[str, str]] = None) -> str:
+    """`doc.text`, HTML-escaped, with a bar under each drawn span (`drawn_spans`);
+    the text between tags is exactly `doc.text` (needs `STYLE` on the page)."""
+    from markupsafe import escape
+
+    colors = colors or DISPLACY_COLORS
+    text = doc.text
+    placed = drawn_spans(doc, spans_key)
+    cuts = sorted({0, len(text)} | {c for s, _ in placed for c in (s.start_char, s.end_char)})
+    parts = []
+    for a, b in zip(cuts, cuts[1:]):
+        covering = [(s, slot) for s, slot in placed if s.start_char <= a and b <= s.end_char]
+        if not covering or not text[a:b].strip():
+            parts.append(str(escape(text[a:b])))
+            continue
+        bars = []
+        for span, slot in covering:
+            color = escape(colors.get(span.label_, "#ddd"))
+            top = TOP_OFFSET + OFFSET_STEP * (slot - 1)
+            start = f' lg-start" data-label="{escape(span.label_)}' if span.start_char == a else ""
+            bars.append(f'<span class="lg-bar{start}" style="background: {color}; top: {top}px"></span>')
+        height = TOP_OFFSET + LABEL_OFFSET + OFFSET_STEP * (max(slot for _, slot in covering) - 1)
+        parts.append(f'<span class="lg-span" style="height: {height}px">{escape(text[a:b])}{"".join(bars)}</span>')
+    return f'<div class="lg-spans">{"".join(parts)}</div>'
 
 
 def span_evidence(doc: Any, spans_key: str = DEFAULT_SPANS_KEY) -> List[Dict[str, Any]]:
@@ -84,13 +157,8 @@ def render_report(
                 "spans": span_evidence(doc, spans_key),
             }
         )
-    return template.render(title=title, docs=items, colors=DISPLACY_COLORS)
+    return template.render(title=title, docs=items, colors=DISPLACY_COLORS, style=STYLE)
 
 
 def _markup(doc: Any, spans_key: str) -> str:
-    # displaCy warns (W117) on a Doc without spans; a safe document is just its text.
-    if len(doc.spans.get(spans_key, [])):
-        return render(doc, spans_key=spans_key, jupyter=False)
-    from markupsafe import escape
-
-    return f'<div class="spans" style="line-height: 2.5">{escape(doc.text)}</div>'
+    return markup_as_written(doc, spans_key=spans_key)

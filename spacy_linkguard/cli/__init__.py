@@ -1,7 +1,9 @@
 """Command-line interface. Importing this package registers every command on `app`."""
 from importlib import import_module
 
-from .app import app
+from typer.core import TyperCommand
+
+from .app import LinkguardCommand, app
 
 # One module per command (or group of related commands), in help order: the
 # product first, then the paper's evaluation harness (`cli/experiments/`,
@@ -24,5 +26,9 @@ COMMAND_MODULES = [
 
 for _name in COMMAND_MODULES:
     import_module(f"{__name__}.{_name}")
+
+for _info in app.registered_commands:
+    if _info.cls in (None, TyperCommand):
+        _info.cls = LinkguardCommand  # help without `--help <bool>`
 
 __all__ = ["app"]

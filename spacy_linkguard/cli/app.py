@@ -5,13 +5,40 @@ Each command lives in its own module in this folder and registers itself on
 import heavy libraries inside the function, so `--help` starts fast.
 """
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from ..errors import LinkguardError
 from ._util import fail
 
 
-class LinkguardGroup(TyperGroup):
+class PlainFlagsMixin:
+    """Help that shows a flag as a flag: `--help`, `--verify`, not `--help <bool>`.
+
+    typer's rich help prints every option's type, flags included (its plain
+    help does not); a flag takes no value, so the type column stays empty.
+    """
+
+    def get_params(self, ctx):
+        params = super().get_params(ctx)  # type: ignore[misc]
+        for param in params:
+            if getattr(param, "is_flag", False) and param.metavar is None:
+                param.metavar = ""  # typer shows the metavar, when set, instead of the type
+        return params
+
+
+class LinkguardCommand(PlainFlagsMixin, TyperCommand):
+    """Every command of `app` (set in `cli/__init__.py`, so command modules need no `cls`)."""
+
+    def collect_usage_pieces(self, ctx):
+        # A hidden argument (a deprecated positional OUT) stays out of the usage line too.
+        rv = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if not getattr(param, "hidden", False):
+                rv.extend(param.get_usage_pieces(ctx))
+        return rv
+
+
+class LinkguardGroup(PlainFlagsMixin, TyperGroup):
     """Every coded error of a command ends it with its message and exit code 1,
     never with a traceback (whether or not the command catches it itself;
     `_util.fail`)."""

@@ -1,4 +1,4 @@
-"""`deidentify IN.jsonl OUT.jsonl [--tab-spans SPANS.json]`: Presidio de-identification."""
+"""`deidentify IN.jsonl -o OUT.jsonl [--tab-spans SPANS.json]`: Presidio de-identification."""
 from pathlib import Path
 from typing import Optional
 
@@ -11,7 +11,9 @@ from .app import app
 @app.command("deidentify")
 def deidentify_cmd(
     in_path: Path = typer.Argument(..., help="Input corpus: JSONL, one {\"id\", \"text\", \"meta\"?} a line."),
-    out_path: Path = typer.Argument(..., help="Output corpus: the same records with the de-identified text."),
+    old_out: Optional[Path] = typer.Argument(None, hidden=True, help="Deprecated: the output as a second argument."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output corpus: the same records with the "
+                                          "de-identified text (JSONL)."),
     tab_spans: Optional[Path] = typer.Option(
         None, "--tab-spans", help="Also write the masked spans in the TAB evaluation format: JSON mapping each doc_id to its (start, end) pairs."
     ),
@@ -26,9 +28,16 @@ def deidentify_cmd(
     `meta.deid` holds the spans ([start, end, label, score] in the original
     text), the offset map and the report (language guess, counts).
     """
-    from .output import refuse_same_file
+    from ..errors import Errors, LinkguardError
+    from .output import chosen_output, refuse_same_file
 
-    refuse_same_file(out_path, in_path)  # E012: never overwrite the input
+    try:
+        out_path = chosen_output(output, old_out, "the positional OUT")
+        if out_path is None:
+            raise LinkguardError(Errors.E014.format(name="--output/-o", expected="the output JSONL path", value=None))
+        refuse_same_file(out_path, in_path)  # E012: never overwrite the input
+    except LinkguardError as e:
+        fail(e)
     import json
     import sys
 
@@ -36,7 +45,6 @@ def deidentify_cmd(
 
     from ..corpus import count_lines, iter_records, write_records
     from ..deid.runner import deidentified_record, deidentify_texts, load_pipeline
-    from ..errors import LinkguardError
 
     try:
         records = list(iter_records(in_path))

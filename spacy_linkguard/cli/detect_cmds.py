@@ -48,7 +48,8 @@ def detect_cmd(
     index: Path = typer.Option(..., "--index", help="N-gram index folder of the original collection."),
     k: int = typer.Option(2, "--k", help="A phrase set singles out when it matches 1..k-1 documents."),
     max_arity: int = typer.Option(3, "--max-arity", help="1: single N-grams; 2-3: combinations too."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write JSONL here instead of stdout (never the input)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write JSONL here instead of stdout (never the input)."),
+    out: Optional[Path] = typer.Option(None, "--out", hidden=True, help="Deprecated spelling of --output."),
     verdict: str = typer.Option("auto", "--verdict", help=VERDICT_HELP),
     verify: bool = typer.Option(False, "--verify", help=VERIFY_HELP),
     max_n: Optional[int] = typer.Option(None, "--max-n", help=MAX_N_HELP),
@@ -65,9 +66,10 @@ def detect_cmd(
     from ..errors import LinkguardError
     from ..index import open_index
     from ..pipeline.linkguard import requested_settings
-    from .output import atomic_output
+    from .output import atomic_output, chosen_output
 
     try:
+        out = chosen_output(output, out, "--out")
         check_verdict(verdict)
         idx = open_index(index, verify=verify)
         settings = requested_settings(idx.settings, max_n=max_n, placeholder=placeholder)
@@ -96,7 +98,8 @@ def detect_cmd(
 def show_cmd(
     queries: Path = typer.Argument(..., help="JSONL corpus of released documents, one {\"id\", \"text\"} a line."),
     index: Path = typer.Option(..., "--index", help="N-gram index folder of the original collection."),
-    out: Path = typer.Option(Path("report.html"), "--out", help="The HTML page to write."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="The HTML page to write [default: report.html]."),
+    out: Optional[Path] = typer.Option(None, "--out", hidden=True, help="Deprecated spelling of --output."),
     k: int = typer.Option(2, "--k", help="A phrase set singles out when it matches 1..k-1 documents."),
     max_arity: int = typer.Option(3, "--max-arity", help="1: single N-grams; 2-3: combinations too."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N documents."),
@@ -118,9 +121,10 @@ def show_cmd(
     from ..errors import LinkguardError
     from ..index import open_index
     from ..pipeline import factories  # noqa: F401 -- registers "linkguard" even without entry points
-    from .output import refuse_same_file, write_text_atomic
+    from .output import chosen_output, refuse_same_file, write_text_atomic
 
     try:
+        out = chosen_output(output, out, "--out") or Path("report.html")
         check_limit(limit)
         refuse_same_file(out, queries)
         nlp = spacy.blank("en")

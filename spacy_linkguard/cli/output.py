@@ -78,6 +78,25 @@ class atomic_output:
         return False
 
 
+def chosen_output(output: Optional[PathLike], old: Optional[PathLike], old_name: str) -> Optional[Path]:
+    """The output of a command: `--output/-o`, or the deprecated spelling it
+    replaces (`--out`, a positional OUT), which still works with a warning.
+
+    RAISES: LinkguardError E015 when both are given and differ.
+    WARNS: W002 when the old spelling is used.
+    """
+    import warnings
+
+    from ..errors import LinkguardWarning, Warnings
+
+    if old is None:
+        return Path(output) if output is not None else None
+    if output is not None and Path(output) != Path(old):
+        raise LinkguardError(Errors.E015.format(output=output, old=old_name, value=old))
+    warnings.warn(Warnings.W002.format(old=old_name), LinkguardWarning)
+    return Path(old)
+
+
 def write_text_atomic(path: PathLike, text: str, *inputs: Optional[PathLike]) -> None:
     """Write `text` to `path` through `atomic_output` (E012/E013)."""
     with atomic_output(path, *inputs) as f:

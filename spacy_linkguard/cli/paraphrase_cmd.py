@@ -1,4 +1,5 @@
-"""`paraphrase`: the handcrafted WordNet paraphrasing baseline (whole documents or flagged spans)."""
+"""`paraphrase`: WordNet paraphrasing without an LLM (whole documents or flagged spans), each
+output line saying whether its text is safe when an index is given."""
 import sys
 import time
 import zlib
@@ -21,22 +22,26 @@ def doc_seed(seed: int, doc_id: str) -> int:
 
 @app.command("paraphrase")
 def paraphrase_cmd(
+    ctx: typer.Context,
     queries: Path = typer.Argument(..., help="JSONL corpus of released documents, one {\"id\", \"text\"} a line."),
-    out: Path = typer.Argument(..., help="JSONL output: {\"id\", \"text\", \"seconds\", \"llm_calls\", \"stats\", \"edits\", ...}."),
+    old_out: Optional[Path] = typer.Argument(None, hidden=True, help="Deprecated: the output as a second argument."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="JSONL output (default: stdout): {\"id\", "
+                                          "\"text\", \"safe\", \"verdict\", \"seconds\", \"stats\", \"edits\", ...}."),
     spans_only: bool = typer.Option(False, "--spans-only", help="Rewrite only the linkable spans (detected with "
                                     "--index, or read from a --spans file) instead of content words everywhere."),
-    index: Optional[Path] = typer.Option(None, "--index", help="N-gram index of the original collection: "
-                                         "with --spans-only, run the rewrite loop (detect, rewrite the flagged "
-                                         "spans, re-detect; up to --passes times) with this backend."),
+    index: Optional[Path] = typer.Option(None, "--index", help="N-gram index of the original collection. With "
+                                         "--spans-only: run the rewrite loop (detect, rewrite the flagged spans, "
+                                         "re-detect; up to --passes times). Without: check each paraphrased "
+                                         "document and write whether it is safe."),
     spans_file: Optional[Path] = typer.Option(None, "--spans", help="With --spans-only and no --index: the "
                                               "output of `detect` (JSONL with id and spans) to rewrite once."),
-    k: int = typer.Option(2, "--k", help="A phrase set singles out when it matches 1..k-1 documents."),
-    max_arity: int = typer.Option(3, "--max-arity", help="1: single N-grams; 2-3: combinations too."),
+    k: int = typer.Option(2, "--k", help="With --index: a phrase set singles out when it matches 1..k-1 documents."),
+    max_arity: int = typer.Option(3, "--max-arity", help="With --index: 1: single N-grams; 2-3: combinations too."),
     passes: int = typer.Option(3, "--passes", help="With --spans-only --index: most detect/rewrite passes."),
-    verdict: str = typer.Option("auto", "--verdict", help="With --spans-only --index: " + VERDICT_HELP),
+    verdict: str = typer.Option("auto", "--verdict", help="With --index: " + VERDICT_HELP),
     guarantee: bool = typer.Option(True, "--guarantee/--no-guarantee", help="With --spans-only --index: "
                                    "redact what is still linkable after the last pass (the loop's guarantee mode)."),
-    rate: float = typer.Option(0.5, "--rate", help="Whole-document mode: share of content words rewritten."),
+    rate: float = typer.Option(0.5, "--rate", help="Without --spans-only: share of content words rewritten."),
     seed: int = typer.Option(0, "--seed", help="Seed of word choice and candidate sampling."),
     drop_modifiers: bool = typer.Option(True, "--drop-modifiers/--keep-modifiers",
                                         help="Allow leaving out adjective/adverb modifiers."),
@@ -49,19 +54,24 @@ def paraphrase_cmd(
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N documents."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
 ) -> None:
-    """Paraphrase documents with WordNet synonyms (no LLM): the "Handcrafted WordNet
-    paraphrasing" row, or with --spans-only --index the "Lexical rewrite" row."""
+    """Paraphrase documents with WordNet synonyms, no LLM: every content word
+    may change (whole-document mode), or with --spans-only only the phrases
+    that link. Each output line says whether the text is safe (with --index;
+    `rewrite --backend lexical` is the span mode as a pipeline)."""
+    import json
     from itertools import islice
 
     from tqdm import tqdm
 
     from ..baselines.registry import make_lexical
-    from ..corpus import iter_records, write_records
+    from ..corpus import iter_records
     from ..detect import check_verdict
     from ..errors import Errors, LinkguardError
-    from .output import output_tags, refuse_same_file
+    from .output import atomic_output, chosen_output, output_tags, refuse_same_file
 
     try:
+        out = chosen_output(output, old_out, "the positional OUT")
+        check_mode_flags(ctx, spans_only=spans_only, index=index, spans_file=spans_file)
         check_verdict(verdict)
         refuse_same_file(out, queries, spans_file)  # E012: never overwrite an input
         for name, value, ok, expected in (
@@ -74,14 +84,16 @@ def paraphrase_cmd(
         paraphraser = make_lexical(spacy_model=spacy_model, sentence_model=sentence_model,
                                    wordnet_dir=str(wordnet) if wordnet else None, rate=rate, seed=seed,
                                    max_senses=max_senses, drop_modifiers=drop_modifiers)
-        loop = None
-        if spans_only and index is not None:
-            from ..baselines.rewriter import LexicalRewriter
+        loop = detector = None
+        if index is not None:
             from ..detect import Detector
             from ..index import open_index
-            from ..rewrite import RewriteLoop
 
             detector = Detector(open_index(index), k=k, max_arity=max_arity)
+        if spans_only and detector is not None:
+            from ..baselines.rewriter import LexicalRewriter
+            from ..rewrite import RewriteLoop
+
             loop = RewriteLoop(detector, LexicalRewriter(paraphraser), max_passes=passes, guarantee=guarantee)
         records = list(islice(iter_records(queries), limit))
         given_spans = read_spans(spans_file) if spans_only and loop is None and spans_file else {}
@@ -89,7 +101,7 @@ def paraphrase_cmd(
         bar = tqdm(records, total=total, file=sys.stderr, disable=not progress,
                    desc="paraphrase", unit="doc")
         outputs: List[Dict[str, Any]] = []
-        detected = loop is not None
+        detected = detector is not None
         tags = output_tags(system="lexical" if spans_only else "wordnet", model=paraphraser.describe(),
                            k=k if detected else None, max_arity=max_arity if detected else None)
         for rec in bar:
@@ -105,21 +117,83 @@ def paraphrase_cmd(
                 line = _line(rec, res.text, res, mode="spans")
             else:
                 line = _loop_line(rec, loop, s, verdict)
+            if loop is None:
+                line.update(_checked(detector, verdict, rec, line["text"]))
             line["seconds"] = round(time.perf_counter() - t0, 4)
             line.update(tags)
             outputs.append(line)
-        write_records(outputs, out)
+        with atomic_output(out, queries, spans_file) as sink:
+            sink.writelines(json.dumps(o, ensure_ascii=False) + "\n" for o in outputs)
     except LinkguardError as e:
         fail(e)
     if spans_only and loop is None:
         _warn_unchanged(outputs)
     edited = sum(o["stats"]["n_edited"] for o in outputs)
-    summary = f"{len(outputs)} document(s), {edited} phrase(s) rewritten -> {out}"
+    summary = f"{len(outputs)} document(s), {edited} phrase(s) rewritten -> {out or 'stdout'}"
+    if detected:
+        summary += f"; {sum(bool(o['safe']) for o in outputs)} safe at k={k}, max_arity={max_arity}"
     if loop is not None:
-        forced = sum(o["forced_redactions"] for o in outputs)
-        summary += (f"; {sum(o['safe'] for o in outputs)} safe at k={k}, max_arity={max_arity}"
-                    f" ({forced} span(s) redacted by guarantee mode)")
+        summary += f" ({sum(o['forced_redactions'] for o in outputs)} span(s) redacted by guarantee mode)"
     typer.echo(summary, err=True)
+    if not detected:
+        _warn_unchecked(len(outputs))
+
+
+# Options that act only in some modes, and the mode each needs (E287 otherwise).
+MODE_FLAGS = {
+    "spans_file": ("--spans", "--spans-only without --index"),
+    "passes": ("--passes", "--spans-only --index"),
+    "guarantee": ("--guarantee/--no-guarantee", "--spans-only --index"),
+    "rate": ("--rate", "whole-document mode (no --spans-only)"),
+    "k": ("--k", "--index"),
+    "max_arity": ("--max-arity", "--index"),
+    "verdict": ("--verdict", "--index"),
+}
+
+
+def check_mode_flags(ctx: typer.Context, *, spans_only: bool, index: Optional[Path],
+                     spans_file: Optional[Path]) -> None:
+    """RAISES: LinkguardError E287 for an option given on the command line that
+    the chosen mode would ignore (a flag that does nothing is an error)."""
+    from ..errors import Errors, LinkguardError
+
+    acts = {
+        "spans_file": spans_only and index is None,
+        "passes": spans_only and index is not None,
+        "guarantee": spans_only and index is not None,
+        "rate": not spans_only,
+        "k": index is not None,
+        "max_arity": index is not None,
+        "verdict": index is not None,
+    }
+    mode = ("--spans-only " if spans_only else "whole-document mode ") + (
+        "with --index" if index is not None else ("with --spans" if spans_file else "without --index"))
+    for param, (flag, needs) in MODE_FLAGS.items():
+        given = getattr(ctx.get_parameter_source(param), "name", None) == "COMMANDLINE"
+        if given and not acts[param]:
+            raise LinkguardError(Errors.E287.format(flag=flag, mode=mode.strip(), needs=needs))
+
+
+def _checked(detector, verdict: str, rec, text: str) -> Dict[str, Any]:
+    """Whether a released `text` is safe: detected under `verdict` when an
+    index was given, else unknown (None)."""
+    if detector is None:
+        return {"safe": None, "verdict": None}
+    from .detect_cmds import line_sources
+
+    sources = line_sources(detector, verdict, rec)
+    res = detector.detect(text, sources)
+    return {"safe": bool(res.safe), "verdict": res.verdict, "sources": sources if res.verdict == "source" else None,
+            "remaining_spans": len(res.spans)}
+
+
+def _warn_unchecked(n: int) -> None:
+    """W281: the released text was written without a safety check."""
+    import warnings
+
+    from ..errors import LinkguardWarning, Warnings
+
+    warnings.warn(Warnings.W281.format(n=n), LinkguardWarning)
 
 
 def read_spans(path: Path) -> Dict[str, List[Any]]:
@@ -133,7 +207,7 @@ def read_spans(path: Path) -> Dict[str, List[Any]]:
     from ..corpus import iter_json_lines
 
     out: Dict[str, List[Any]] = {}
-    for lineno, obj in iter_json_lines(path, hint=" (write it with `detect --out`)"):
+    for lineno, obj in iter_json_lines(path, hint=" (write it with `detect -o FILE`)"):
         if not isinstance(obj, dict) or not isinstance(obj.get("spans"), list) or "id" not in obj:
             raise LinkguardError(Errors.E007.format(path=path, line=lineno, field="spans", kind="list"))
         out[str(obj["id"])] = obj["spans"]

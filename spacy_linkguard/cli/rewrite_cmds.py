@@ -1,7 +1,11 @@
 """`rewrite`: LLM rewriting of a JSONL corpus until no phrase links it back.
 
-    python -m spacy_linkguard rewrite QUERY.jsonl --index DIR \\
-        --config configs/rewrite_cpu.cfg > out.jsonl
+    python -m spacy_linkguard rewrite QUERY.jsonl --index DIR -o out.jsonl
+    python -m spacy_linkguard rewrite QUERY.jsonl --index DIR --backend lexical -o out.jsonl
+    python -m spacy_linkguard rewrite QUERY.jsonl --index DIR --config rewrite_qwen3 -o out.jsonl
+
+`--config` is a .cfg path or the name of a shipped config (spacy_linkguard/configs/);
+without it, `--backend` picks rewrite_cpu (llm) or rewrite_lexical (lexical).
 
 One JSON line per document: id, text (the released text), safe, verdict and
 sources, passes, forced_redactions, and what made it: system, model, k, max_arity. Config values can be overridden spaCy-style, e.g.
@@ -16,7 +20,7 @@ from ._util import coded_errors
 from .app import app
 from .detect_cmds import VERDICT_HELP
 
-DEFAULT_CONFIG = Path("configs/rewrite_cpu.cfg")
+BACKEND_CONFIGS = {"llm": "rewrite_cpu", "lexical": "rewrite_lexical"}  # shipped configs by --backend
 
 
 @app.command(
@@ -27,7 +31,12 @@ def rewrite_cmd(
     ctx: typer.Context,
     queries: Path = typer.Argument(..., help="JSONL of de-identified documents {\"id\", \"text\"}."),
     index: Path = typer.Option(..., "--index", help="Folder of the N-gram index over the original collection."),
-    config: Path = typer.Option(DEFAULT_CONFIG, "--config", "-c", help="Rewrite config (.cfg)."),
+    config: Optional[str] = typer.Option(None, "--config", "-c", help="Rewrite config: a .cfg path or a shipped "
+                                         "name (rewrite_cpu, rewrite_qwen3, rewrite_qwen25_1p5b, ...); "
+                                         "default: the --backend's."),
+    backend: str = typer.Option("llm", "--backend", help="llm: an LLM rewrites the flagged spans (default config "
+                                "rewrite_cpu); lexical: WordNet synonyms, no LLM (rewrite_lexical). Both run "
+                                "the same detect/rewrite/re-detect loop with guarantee mode."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout (never the input)."),
     component: str = typer.Option("linkguard_rewrite", "--component", help="Name of the rewrite component in the config."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N documents."),
@@ -43,6 +52,7 @@ def rewrite_cmd(
     from spacy.cli._util import parse_config_overrides
     from tqdm import tqdm
 
+    from ..configs import resolve_config
     from ..corpus import count_lines, iter_records
     from ..errors import Errors, LinkguardError
     from ..llm.local_models import offline_env
@@ -56,12 +66,16 @@ def rewrite_cmd(
     with coded_errors():  # a bad config, index or model: its message, no traceback
         check_verdict(verdict)
         check_limit(limit)
+        if backend not in BACKEND_CONFIGS:
+            raise LinkguardError(Errors.E014.format(name="--backend", expected="llm or lexical", value=backend))
+        config = resolve_config(config if config is not None else BACKEND_CONFIGS[backend])
         refuse_same_file(output, queries)
         refuse_same_file(output, config)
         offline_env()
         nlp = load_rewrite_pipeline(config, parse_config_overrides(ctx.args), index=index, component=component)
         if component not in nlp.pipe_names:
             raise LinkguardError(Errors.E215.format(path=config, name=component, pipes=nlp.pipe_names))
+        check_backend(nlp.get_pipe(component), backend, config, ctx)
         nlp.get_pipe(component).cfg["verdict"] = verdict  # each Doc's sources are resolved below
         # A damaged index fails now, before the model loads (on first use); the
         # components then get this open index from the opener's cache.
@@ -78,6 +92,19 @@ def rewrite_cmd(
             for doc in bar:
                 out.write(json.dumps({**result_record(doc.user_data["id"], doc), **tags}, ensure_ascii=False) + "\n")
                 out.flush()
+
+
+def check_backend(pipe, backend: str, config: Path, ctx: typer.Context) -> None:
+    """RAISES: E220 when --backend was given and the config's component has the other backend."""
+    from ..errors import Errors, LinkguardError
+
+    # By name: typer vendors its own click, whose ParameterSource is not click's.
+    if getattr(ctx.get_parameter_source("backend"), "name", None) != "COMMANDLINE":
+        return
+    has = "llm" if getattr(pipe.rewriter, "task", None) is not None else "lexical"
+    if has != backend:
+        raise LinkguardError(Errors.E220.format(backend=backend, config=config, has=has,
+                                                default=BACKEND_CONFIGS[backend]))
 
 
 def sourced_docs(nlp, detector, verdict: str, records):
@@ -125,7 +152,7 @@ def load_rewrite_pipeline(config: Path, overrides: Optional[dict] = None, *, ind
     from ..errors import Errors, LinkguardError
 
     if not Path(config).is_file():
-        raise LinkguardError(Errors.E010.format(path=config, hint=" (e.g. configs/rewrite_cpu.cfg)"))
+        raise LinkguardError(Errors.E010.format(path=config, hint=" (or name a shipped config: --config rewrite_cpu)"))
     try:
         cfg = util.load_config(config, overrides=overrides or {}, interpolate=False)
         if index is not None:

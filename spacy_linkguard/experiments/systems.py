@@ -180,11 +180,12 @@ def line_verdict(obj: Dict[str, Any]) -> Optional[str]:
     """The verdict one output line was detected with: its `verdict` field;
     "any" for a line of the rewrite loop written before lines stated it (then
     every detection was "any"); None for a line that nothing detected (no
-    span list: the LLM without spans, WordNet paraphrasing)."""
+    span list: the LLM without spans, WordNet paraphrasing without --index)."""
     verdict = obj.get("verdict")
     if verdict is not None:
         return str(verdict)
-    if any(name in obj for name in DETECTION_FIELDS) or isinstance(obj.get("max_arity"), int):
+    # A null field is no detection: `paraphrase` without --index writes "safe": null.
+    if any(obj.get(name) is not None for name in DETECTION_FIELDS) or isinstance(obj.get("max_arity"), int):
         return "any"
     return None
 

@@ -138,7 +138,7 @@ DEFAULT_REWRITE_MODEL = {
         "doc._.linkguard_text_before_guarantee",
         "doc._.linkguard_passes",
         "doc._.linkguard_forced_redactions",
-        "doc._.linkguard_rewrite_safe",
+        "doc._.linkguard_safe",
         "doc._.linkguard_verdict",
     ],
 )
@@ -202,7 +202,7 @@ def make_linkguard_rewrite(
         "doc._.linkguard_text_before_guarantee",
         "doc._.linkguard_passes",
         "doc._.linkguard_forced_redactions",
-        "doc._.linkguard_rewrite_safe",
+        "doc._.linkguard_safe",
         "doc._.linkguard_verdict",
     ],
 )

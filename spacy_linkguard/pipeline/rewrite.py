@@ -7,7 +7,9 @@ A component cannot change `doc.text`, so it writes:
 - `doc._.linkguard_text_before_guarantee`: the text the LLM passes left,
   before guarantee mode redacted anything;
 - `doc._.linkguard_forced_redactions`: spans guarantee mode had to redact;
-- `doc._.linkguard_rewrite_safe`: whether the released text is safe;
+- `doc._.linkguard_safe`: whether the released text is safe (the name the
+  `linkguard` component uses for its verdict; the old name
+  `doc._.linkguard_rewrite_safe` is a deprecated alias of it);
 - `doc._.linkguard_verdict`: the verdict it was detected under ("source" when
   `doc._.linkguard_sources` was set and the `verdict` setting is "auto" or
   "source", else "any"; SPEC.md "Threat model").
@@ -33,7 +35,6 @@ DOC_EXTENSIONS = {
     "linkguard_text_before_guarantee": None,
     "linkguard_passes": None,
     "linkguard_forced_redactions": None,
-    "linkguard_rewrite_safe": None,
     "linkguard_verdict": None,
 }
 CFG_FILE = "cfg.json"
@@ -48,6 +49,21 @@ def install_extensions() -> None:
     for name, default in DOC_EXTENSIONS.items():
         if not Doc.has_extension(name):
             Doc.set_extension(name, default=default)
+    if not Doc.has_extension("linkguard_rewrite_safe"):
+        Doc.set_extension("linkguard_rewrite_safe", getter=_deprecated_rewrite_safe, setter=_set_rewrite_safe)
+
+
+def _deprecated_rewrite_safe(doc: Doc) -> Optional[bool]:
+    """`doc._.linkguard_rewrite_safe`, the old name of `doc._.linkguard_safe`."""
+    import warnings
+
+    warnings.warn("doc._.linkguard_rewrite_safe is deprecated: read doc._.linkguard_safe "
+                  "(set by linkguard and by the rewrite components).", DeprecationWarning, stacklevel=3)
+    return doc._.linkguard_safe
+
+
+def _set_rewrite_safe(doc: Doc, value: Optional[bool]) -> None:
+    doc._.linkguard_safe = value
 
 
 class LinkguardRewrite:
@@ -264,7 +280,7 @@ def set_annotations(doc: Doc, result: Any) -> None:
     doc._.linkguard_text_before_guarantee = result.text_before_guarantee
     doc._.linkguard_passes = [p.to_dict() for p in result.passes]
     doc._.linkguard_forced_redactions = result.forced_redactions
-    doc._.linkguard_rewrite_safe = result.safe
+    doc._.linkguard_safe = result.safe
     doc._.linkguard_verdict = result.verdict
 
 
@@ -273,7 +289,7 @@ def result_record(doc_id: str, doc: Doc) -> Dict[str, Any]:
     return {
         "id": doc_id,
         "text": doc._.linkguard_text,
-        "safe": doc._.linkguard_rewrite_safe,
+        "safe": doc._.linkguard_safe,
         "verdict": doc._.linkguard_verdict,
         "sources": doc._.linkguard_sources if doc._.linkguard_verdict == "source" else None,
         "text_before_guarantee": doc._.linkguard_text_before_guarantee,

@@ -34,8 +34,9 @@ def _run(args):
 def test_whole_document_mode_is_seeded(tmp_path):
     queries = _write(tmp_path / "q.jsonl", DOCS)
     out1, out2, out3 = tmp_path / "1.jsonl", tmp_path / "2.jsonl", tmp_path / "3.jsonl"
-    assert _run([str(queries), str(out1), "--rate", "1.0", "--seed", "4"]).exit_code == 0
-    assert _run([str(queries), str(out2), "--rate", "1.0", "--seed", "4"]).exit_code == 0
+    assert _run([str(queries), "-o", str(out1), "--rate", "1.0", "--seed", "4"]).exit_code == 0
+    with pytest.warns(Warning, match="W002"):  # the old positional OUT still works
+        assert _run([str(queries), str(out2), "--rate", "1.0", "--seed", "4"]).exit_code == 0
     lines = _read(out1)
     assert [line["id"] for line in lines] == ["a", "b"]
     assert lines == [{**x, "seconds": y["seconds"]} for x, y in zip(_read(out2), lines)]
@@ -43,6 +44,7 @@ def test_whole_document_mode_is_seeded(tmp_path):
     for line, doc in zip(lines, DOCS):
         assert line["text"] != doc["text"]
         assert line["llm_calls"] == 0 and line["seconds"] > 0 and line["mode"] == "document"
+        assert (line["safe"], line["verdict"]) == (None, None)  # no --index: not checked (W281)
         assert (line["system"], line["k"], line["max_arity"]) == ("wordnet", None, None)
         assert line["model"].startswith("WordNet + ") and line["model"].endswith("(no LLM)")
         assert line["stats"]["n_edited"] == len(line["edits"]) > 0
@@ -54,7 +56,7 @@ def test_whole_document_mode_is_seeded(tmp_path):
             text = text[:e["start"]] + e["replacement"] + text[e["end"]:]
         assert text == line["text"]
     # rate 0: nothing changes.
-    assert _run([str(queries), str(out3), "--rate", "0"]).exit_code == 0
+    assert _run([str(queries), "-o", str(out3), "--rate", "0"]).exit_code == 0
     assert [line["text"] for line in _read(out3)] == [d["text"] for d in DOCS]
 
 
@@ -68,7 +70,7 @@ def test_spans_only_from_a_detect_file(tmp_path):
         {"id": "b", "safe": True, "spans": []},
     ])
     out = tmp_path / "out.jsonl"
-    result = _run([str(queries), str(out), "--spans-only", "--spans", str(spans)])
+    result = _run([str(queries), "-o", str(out), "--spans-only", "--spans", str(spans)])
     assert result.exit_code == 0, result.output
     assert "W280" not in result.output  # the one span had candidates
     a, b = _read(out)
@@ -99,7 +101,7 @@ def test_spans_only_with_an_index_runs_the_rewrite_loop(tmp_path, guarantee):
     queries = _write(tmp_path / "q.jsonl", DOCS)
     out = tmp_path / "out.jsonl"
     flag = "--guarantee" if guarantee else "--no-guarantee"
-    result = _run([str(queries), str(out), "--spans-only", "--index", str(index), "--passes", "2", flag])
+    result = _run([str(queries), "-o", str(out), "--spans-only", "--index", str(index), "--passes", "2", flag])
     assert result.exit_code == 0, result.output
     det = Detector(NgramIndex.load(index), k=2, max_arity=3)
     for line, doc in zip(_read(out), DOCS):
@@ -128,7 +130,7 @@ def test_unchangeable_spans_from_a_file_warn(tmp_path):
     spans = _write(tmp_path / "spans.jsonl", [{"id": "p", "spans": [[s, s + len("in Paris")]]}])
     out = tmp_path / "out.jsonl"
     with pytest.warns(Warning, match="W280"):
-        result = _run([str(queries), str(out), "--spans-only", "--spans", str(spans)])
+        result = _run([str(queries), "-o", str(out), "--spans-only", "--spans", str(spans)])
     assert result.exit_code == 0, result.output
     (line,) = _read(out)
     assert line["text"] == text and line["stats"]["n_unchanged"] == 1
@@ -137,10 +139,49 @@ def test_unchangeable_spans_from_a_file_warn(tmp_path):
 def test_coded_errors(tmp_path):
     queries = _write(tmp_path / "q.jsonl", DOCS)
     out = tmp_path / "out.jsonl"
-    result = _run([str(queries), str(out), "--spans-only"])
+    result = _run([str(queries), "-o", str(out), "--spans-only"])
     assert result.exit_code == 1 and "E286" in result.output
-    result = _run([str(queries), str(out), "--wordnet", str(tmp_path)])
+    result = _run([str(queries), "-o", str(out), "--wordnet", str(tmp_path)])
     assert result.exit_code == 1 and "E280" in result.output and "apt-get install wordnet-base" in result.output
-    result = _run([str(queries), str(out), "--rate", "2"])
+    result = _run([str(queries), "-o", str(out), "--rate", "2"])
     assert result.exit_code == 1 and "E283" in result.output
     assert not out.exists()
+
+
+def test_whole_document_mode_checks_safety_with_an_index(tmp_path):
+    from spacy_linkguard.detect import Detector
+    from spacy_linkguard.index import NgramIndex
+
+    index = tmp_path / "idx"
+    NgramIndex.build(COLLECTION, index, progress=False)
+    queries = _write(tmp_path / "q.jsonl", DOCS)
+    out = tmp_path / "out.jsonl"
+    result = _run([str(queries), "-o", str(out), "--index", str(index), "--rate", "0.2", "--verdict", "any"])
+    assert result.exit_code == 0, result.output
+    assert "W281" not in result.output
+    det = Detector(NgramIndex.load(index), k=2, max_arity=3)
+    lines = _read(out)
+    for line in lines:
+        final = det.detect(line["text"])
+        assert (line["safe"], line["verdict"], line["remaining_spans"]) == (final.safe, "any", len(final.spans))
+    assert f"{sum(line['safe'] for line in lines)} safe at k=2" in result.output
+
+
+def test_unchecked_output_warns(tmp_path):
+    queries = _write(tmp_path / "q.jsonl", DOCS[:1])
+    with pytest.warns(Warning, match="W281"):
+        result = _run([str(queries), "-o", str(tmp_path / "out.jsonl"), "--rate", "0"])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("args,flag", [
+    (["--spans", "s.jsonl"], "--spans"),  # without --spans-only
+    (["--passes", "2"], "--passes"),  # whole-document mode
+    (["--spans-only", "--index", "idx", "--rate", "0.3"], "--rate"),
+    (["--spans-only", "--spans", "s.jsonl", "--k", "3"], "--k"),  # nothing is detected
+])
+def test_an_option_the_mode_ignores_is_an_error(tmp_path, args, flag):
+    queries = _write(tmp_path / "q.jsonl", DOCS)
+    result = _run([str(queries), "-o", str(tmp_path / "out.jsonl"), *args])
+    assert result.exit_code == 1 and "[E287]" in result.output and f"{flag} does nothing" in result.output
+    assert not (tmp_path / "out.jsonl").exists()

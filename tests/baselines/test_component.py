@@ -32,7 +32,7 @@ def test_component_rewrites_until_safe(lexical_index, lexical_queries, nlp, chea
     docs = list(pipeline.pipe(texts))
     for doc, text in zip(docs, texts):
         assert doc.text == text  # the Doc keeps its text; the released one is an extension
-        assert doc._.linkguard_rewrite_safe and detector.detect(doc._.linkguard_text).safe
+        assert doc._.linkguard_safe and detector.detect(doc._.linkguard_text).safe
         assert doc._.linkguard_text != text
         assert doc._.linkguard_passes and all(p["llm_calls"] == 0 for p in doc._.linkguard_passes)
         assert doc._.linkguard_passes[0]["spans_removed"] > 0

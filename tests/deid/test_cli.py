@@ -17,7 +17,7 @@ def test_deidentify_cli_writes_corpus_and_tab_spans(tmp_path):
     src.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
     out = tmp_path / "out.jsonl"
     spans = tmp_path / "spans.json"
-    result = CliRunner().invoke(app, ["deidentify", str(src), str(out), "--tab-spans", str(spans)])
+    result = CliRunner().invoke(app, ["deidentify", str(src), "-o", str(out), "--tab-spans", str(spans)])
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [r["id"] for r in rows] == ["a", "b"]
@@ -32,6 +32,6 @@ def test_deidentify_cli_writes_corpus_and_tab_spans(tmp_path):
 def test_deidentify_cli_unknown_model_fails_cleanly(tmp_path):
     src = tmp_path / "in.jsonl"
     src.write_text('{"id": "a", "text": "x"}\n', encoding="utf-8")
-    result = CliRunner().invoke(app, ["deidentify", str(src), str(tmp_path / "o.jsonl"), "--model", "no_such_model_xyz"])
+    result = CliRunner().invoke(app, ["deidentify", str(src), "-o", str(tmp_path / "o.jsonl"), "--model", "no_such_model_xyz"])
     assert result.exit_code == 1
     assert "E151" in result.output

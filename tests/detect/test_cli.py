@@ -1,6 +1,7 @@
 """`detect` and `show` on the command line."""
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from spacy_linkguard.cli import app
@@ -13,7 +14,7 @@ def test_detect_writes_one_json_line_per_document(small_index, tmp_path):
     index, queries, _ = small_index
     out = tmp_path / "spans.jsonl"
     result = CliRunner().invoke(app, ["detect", str(queries), "--index", str(index), "--k", "2",
-                                      "--max-arity", "3", "--out", str(out)])
+                                      "--max-arity", "3", "-o", str(out)])
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     records = list(iter_records(queries))
@@ -88,12 +89,25 @@ def test_detect_reports_coded_errors(small_index, tmp_path):
 def test_show_writes_a_static_page(small_index, tmp_path):
     index, queries, _ = small_index
     out = tmp_path / "report.html"
-    result = CliRunner().invoke(app, ["show", str(queries), "--index", str(index), "--out", str(out)])
+    result = CliRunner().invoke(app, ["show", str(queries), "--index", str(index), "--output", str(out)])
     assert result.exit_code == 0, result.output
     html = out.read_text()
     assert html.count('<section class="doc"') == 5
     assert "<script" not in html
     assert "NGRAM" in html and "COMBO" in html
+
+
+def test_old_out_option_still_works_with_a_warning(small_index, tmp_path):
+    index, queries, _ = small_index
+    new, old = tmp_path / "new.jsonl", tmp_path / "old.jsonl"
+    assert CliRunner().invoke(app, ["detect", str(queries), "--index", str(index), "-o", str(new)]).exit_code == 0
+    with pytest.warns(Warning, match="W002"):
+        res = CliRunner().invoke(app, ["detect", str(queries), "--index", str(index), "--out", str(old)])
+    ids = [[json.loads(line)["spans"] for line in f.read_text().splitlines()] for f in (old, new)]
+    assert res.exit_code == 0 and ids[0] == ids[1]  # (the reports' timings differ)
+    res = CliRunner().invoke(app, ["detect", str(queries), "--index", str(index), "-o", str(new), "--out", str(old)])
+    assert res.exit_code == 1 and "[E015]" in res.output
+    assert "--out " not in CliRunner().invoke(app, ["detect", "--help"], env={"COLUMNS": "200"}).output  # hidden
 
 
 def test_detect_survives_nul_and_lone_surrogates(small_index, tmp_path):

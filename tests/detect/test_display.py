@@ -1,4 +1,5 @@
-"""displaCy rendering of flagged spans, checked in headless Chromium."""
+"""Rendering of flagged spans (as written, displaCy's style), checked in headless Chromium."""
+import html as htmllib
 import re
 import shutil
 import subprocess
@@ -6,7 +7,7 @@ import subprocess
 import pytest
 import spacy
 
-from spacy_linkguard.display import DISPLACY_COLORS, render, render_report
+from spacy_linkguard.display import DISPLACY_COLORS, drawn_spans, render, render_report
 
 
 @pytest.fixture(scope="module")
@@ -30,11 +31,49 @@ def test_render_draws_every_span_with_our_colors(docs):
     doc = next(d for d in docs if len(d.spans["linkguard"]) > 1)
     html = spacy_linkguard.render(doc)
     assert html == render(doc)
-    labels = [s.label_ for s in doc.spans["linkguard"]]
-    # displaCy writes each span's label once, at the span's first token.
+    # Each drawn span's label once, at its start.
+    labels = re.findall(r'lg-start" data-label="(\w+)"', html)
+    assert sorted(labels) == sorted(s.label_ for s, _ in drawn_spans(doc))
     for label in set(labels):
-        assert len(re.findall(rf">\s*{label}\s*</span>", html)) >= 1
         assert DISPLACY_COLORS[label] in html
+
+
+def _visible_text(markup):
+    """The text a browser shows for our markup: tags dropped, entities decoded."""
+    body = re.search(r'<div class="lg-spans">(.*?)</div>', markup, re.S).group(1)
+    return htmllib.unescape(re.sub(r"<[^>]+>", "", body))
+
+
+def _doc_with_spans(text, spans):
+    from spacy.tokens import Span
+
+    from spacy_linkguard.pipeline.linkguard import install_extensions
+
+    install_extensions()
+    doc = spacy.blank("en")(text)
+    doc.spans["linkguard"] = [doc.char_span(text.index(t), text.index(t) + len(t), label=label, alignment_mode="expand")
+                              for t, label in spans]
+    doc._.linkguard_safe = False
+    return doc
+
+
+def test_page_shows_the_document_as_written():
+    text = "He left the regional office.\nIt was <[REDACTED]> & Hay-on-Wye, in November 2011."
+    doc = _doc_with_spans(text, [("regional office", "COMBO"), ("[REDACTED]> & Hay-on-Wye", "NGRAM"),
+                                 ("November 2011", "NGRAM")])
+    page = render_report([doc])
+    assert _visible_text(page) == text
+    assert _visible_text(render(doc, jupyter=False)) == text  # not "office .", "[ REDACTED ]", "Hay - on - Wye"
+
+
+def test_a_combo_inside_an_ngram_is_listed_but_not_drawn():
+    text = "It happened in November 2011 in Vienna."
+    doc = _doc_with_spans(text, [("November 2011", "NGRAM"), ("November", "COMBO"), ("2011 in Vienna", "COMBO")])
+    drawn = {(s.text, s.label_, slot) for s, slot in drawn_spans(doc)}
+    assert drawn == {("November 2011", "NGRAM", 1), ("2011 in Vienna", "COMBO", 2)}  # overlap: its own line
+    page = render_report([doc])
+    assert len(re.findall(r'<tr class="span-row"', page)) == 3  # the evidence keeps all three
+    assert len(doc.spans["linkguard"]) == 3
 
 
 def test_colors_are_registered_for_displacy(docs):
@@ -72,9 +111,9 @@ def test_report_page_draws_spans_in_chromium(docs, tmp_path):
                          capture_output=True, text=True, timeout=120).stdout
     sections = re.findall(r'<section class="doc"[^>]*data-spans="(\d+)"', dom)
     assert [int(n) for n in sections] == [len(d.spans["linkguard"]) for d in docs]
-    # The browser parsed displaCy's span markup: one label element per span.
-    n_labels = len(re.findall(r"z-index: 10[^>]*>\s*(?:NGRAM|COMBO)\s*</span>", dom))
-    assert n_labels == sum(len(d.spans["linkguard"]) for d in docs) > 0
+    # The browser parsed the span markup: one label per drawn span.
+    n_labels = len(re.findall(r'class="lg-bar lg-start" data-label="(?:NGRAM|COMBO)"', dom))
+    assert n_labels == sum(len(drawn_spans(d)) for d in docs) > 0
     # And drew it: the span colors appear on screen.
     from PIL import Image
 

@@ -33,13 +33,19 @@ def test_component_writes_a_safe_text_and_pass_records(index_dir):
     nlp = make_nlp(index_dir)
     doc = nlp(QUERY)
     assert doc.text == QUERY  # the Doc itself is untouched
-    assert doc._.linkguard_rewrite_safe is True
+    assert doc._.linkguard_safe is True
     assert brute_force(doc._.linkguard_text, DictIndex(CORPUS)).safe
     passes = doc._.linkguard_passes
     assert passes and set(passes[0]) >= {"spans_sent", "spans_removed", "llm_calls", "prompt_tokens",
                                          "completion_tokens", "seconds"}
     assert passes[0]["spans_sent"] > 0 and doc._.linkguard_forced_redactions == 0
     assert doc._.linkguard_text_before_guarantee == doc._.linkguard_text  # nothing was forced
+
+
+def test_old_verdict_name_is_a_deprecated_alias_of_linkguard_safe(index_dir):
+    doc = make_nlp(index_dir)(QUERY)
+    with pytest.warns(DeprecationWarning, match="linkguard_safe"):
+        assert doc._.linkguard_rewrite_safe is doc._.linkguard_safe is True
 
 
 def test_guarantee_redacts_what_a_model_never_removes(index_dir):
