@@ -72,6 +72,7 @@ def main() -> None:
         cpu = sorted(os.sched_getaffinity(0))[-1]
         os.sched_setaffinity(0, {cpu})
 
+    import spacy_linkguard
     from spacy_linkguard.detect import Detector
     from spacy_linkguard.index import open_index
 
@@ -85,6 +86,8 @@ def main() -> None:
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "pinned_cpu": cpu,
                     "loadavg_start": [round(x, 2) for x in os.getloadavg()]},
         "targets": TARGETS,
+        # The code measured (a paired run of older code sets PYTHONPATH to its tree).
+        "package": str(Path(spacy_linkguard.__file__).resolve().parent),
     }
     index = open_index(args.index)
     det = Detector(index, k=2, max_arity=3)

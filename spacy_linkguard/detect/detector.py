@@ -17,7 +17,7 @@ from .streamed import streamed_hits
 from .types import ANY, COMBO, NGRAM, SOURCE, Detection, FlaggedSpan
 
 MAX_ARITY = 3  # combinations of up to 3 N-grams (SPEC.md, m = 3)
-MAX_COMBOS = 4_000_000  # default memory budget: combinations held at once (~600 MB)
+MAX_COMBOS = 5_000_000  # default memory budget: combinations held at once (~600 MB)
 # The streamed path hits blocks of at most this many (and at most max_combos):
 # the blocks, and so the memory and the output on long texts, are those of the
 # former default budget (SPEC.md "Bounded memory").
@@ -58,7 +58,8 @@ class Analysis:
         bounds and the fields below stay empty.
     incidence: documents x live candidates (column j is candidate live[j]).
     pairs / pair_sizes: minimal linkable pairs (candidate numbers) and |intersection|.
-    triples / triple_sizes: minimal linkable triples and |intersection|.
+    triples / triple_sizes: minimal linkable triples (int32 candidate numbers)
+        and |intersection|.
     Only combinations whose members share a witness are listed: every
     linkable combination of frequent N-grams can be cut down to one.
     """
@@ -126,7 +127,7 @@ class Detector:
         are hit in blocks of about this many (at most STREAM_BLOCK), one
         witness document at a time (`streamed.py`): still every one is hit,
         but the counts are lower bounds and the set may be larger. Memory
-        grows ~150 bytes per unit on the in-memory path.
+        grows ~120 bytes per unit on the in-memory path.
     RAISES: LinkguardError E100 (k), E101 (max_arity), E102 (not an index),
         E104 (max_combos), E003.
     """
@@ -225,7 +226,7 @@ class Detector:
                 return None
             combos.append(found[0])
             sizes.append(found[1])
-            res.triples, res.triple_sizes = live[found[0]], found[1]
+            res.triples, res.triple_sizes = live.astype(found[0].dtype)[found[0]], found[1]
         res.incidence = inc
         res.pairs, res.pair_sizes = live[scan.pairs], scan.sizes
         # Greedy over the live candidates only (numbered in the same order: same picks).

@@ -110,15 +110,18 @@ def greedy_hitting_set(n_candidates: int, combos: Sequence[np.ndarray]) -> Hitti
     id_type = np.int32 if total < 2**31 else np.int64
     combo_ids = np.empty(len(slot_order), dtype=id_type)
     slot_offsets = np.cumsum([0] + [b.size for b in blocks])
-    # The last block's formula for every slot, then each earlier block's for its own slots.
-    for i in reversed(range(len(blocks))):
-        arity = max(blocks[i].shape[1], 1)
-        if i == len(blocks) - 1:
-            np.floor_divide(slot_order - slot_offsets[i], arity, out=combo_ids, casting="unsafe")
-            combo_ids += id_type(offsets[i])
-        elif slot_offsets[i + 1] > slot_offsets[i]:
-            at = np.flatnonzero(slot_order < slot_offsets[i + 1])
-            combo_ids[at] = (slot_order[at] - slot_offsets[i]) // arity + offsets[i]
+    # Earlier blocks' slots first (pairs: few), then the last block's formula in place.
+    earlier = []
+    for i in range(len(blocks) - 1):
+        if slot_offsets[i + 1] > slot_offsets[i]:
+            at = np.flatnonzero((slot_order >= slot_offsets[i]) & (slot_order < slot_offsets[i + 1]))
+            earlier.append((at, (slot_order[at] - slot_offsets[i]) // max(blocks[i].shape[1], 1) + offsets[i]))
+    if blocks:
+        np.subtract(slot_order, slot_offsets[-2], out=slot_order)
+        np.floor_divide(slot_order, max(blocks[-1].shape[1], 1), out=combo_ids, casting="unsafe")
+        combo_ids += id_type(offsets[-2])
+    for at, ids_ in earlier:
+        combo_ids[at] = ids_
     del slot_order
     totals = np.bincount(members, minlength=n_candidates).astype(np.int64)
     del members

@@ -44,6 +44,21 @@ def test_triples_equal_the_former_enumeration(seed, k):
         assert minimal_triples(inc.restrict(3), scan, k, limit=len(want[0])) is not None
 
 
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("k", [2, 3])
+def test_triples_of_many_partners_equal_the_former_enumeration(seed, k):
+    # More than 256 partners per anchor: the products are made a slice of rows at a time.
+    rng = np.random.default_rng(2000 + seed)
+    postings = random_postings(rng, n_cand=420, n_docs=48, density=0.25)
+    witnesses = random_witnesses(rng, postings, 0.5)
+    inc = build_incidence(postings, witnesses, 2)
+    scan = scan_pairs(inc, k)
+    got = minimal_triples(inc.restrict(3), scan, k)
+    want = ref.minimal_triples(inc.restrict(3), scan, k)
+    assert len(want[0]) > 1000
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_greedy_equals_the_former_greedy(seed):
     rng = np.random.default_rng(seed)
