@@ -17,9 +17,12 @@ D, `W` for the witnesses.
   1 <= |D(a) & D(b) & D(c)| < k. Each triple is found once, at its member
   `a` of smallest df: the documents of `a` (few, for most candidates) times
   the frequent partners of `a` ranked after it give all |D(a) & D(b) & D(c)|
-  by one small product; the witnesses of `a` times the same partners give
-  the shared witnesses of the few linkable ones. Costs stay near
-  sum_a df(a) * deg(a)^2 instead of all C(n, 3) triples.
+  by one small product, and the witnesses of `a` times the same partners
+  the shared witnesses (at k = 2 both in one product: 2t - s = 1 exactly
+  when t = 1 and s >= 1). Costs stay near sum_a df(a) * deg(a)^2 instead of
+  all C(n, 3) triples; the product is made only for pairs i < j (a slice of
+  rows at a time) and the pairs are tested before they are listed, so the
+  arrays made stay near the number of triples found.
 
 Float32 products are exact here: counts never exceed the number of documents
 (< 2^24).
