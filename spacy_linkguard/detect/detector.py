@@ -17,7 +17,11 @@ from .streamed import streamed_hits
 from .types import ANY, COMBO, NGRAM, SOURCE, Detection, FlaggedSpan
 
 MAX_ARITY = 3  # combinations of up to 3 N-grams (SPEC.md, m = 3)
-MAX_COMBOS = 2_000_000  # default memory budget: combinations held at once (~400 MB)
+MAX_COMBOS = 5_000_000  # default memory budget: combinations held at once (~600 MB)
+# The streamed path hits blocks of at most this many (and at most max_combos):
+# the blocks, and so the memory and the output on long texts, are those of the
+# former default budget (SPEC.md "Bounded memory").
+STREAM_BLOCK = 2_000_000
 # The in-memory path also needs (documents x live candidates) float32 matrices
 # and an n x n bit matrix of frequent pairs: beyond these sizes it streams.
 _IN_MEMORY_MAX_LIVE = 4096
@@ -54,7 +58,8 @@ class Analysis:
         bounds and the fields below stay empty.
     incidence: documents x live candidates (column j is candidate live[j]).
     pairs / pair_sizes: minimal linkable pairs (candidate numbers) and |intersection|.
-    triples / triple_sizes: minimal linkable triples and |intersection|.
+    triples / triple_sizes: minimal linkable triples (int32 candidate numbers)
+        and |intersection|.
     Only combinations whose members share a witness are listed: every
     linkable combination of frequent N-grams can be cut down to one.
     """
@@ -119,9 +124,10 @@ class Detector:
     max_combos (int): memory budget, in combinations held at once. A text
         with at most this many minimal linkable combinations gets them all in
         memory and the greedy hitting set over all of them; beyond it they
-        are hit in blocks of about this many, one witness document at a time
-        (`streamed.py`): still every one is hit, but the counts are lower
-        bounds and the set may be larger. Memory grows ~190 bytes per unit.
+        are hit in blocks of about this many (at most STREAM_BLOCK), one
+        witness document at a time (`streamed.py`): still every one is hit,
+        but the counts are lower bounds and the set may be larger. Memory
+        grows ~120 bytes per unit on the in-memory path.
     RAISES: LinkguardError E100 (k), E101 (max_arity), E102 (not an index),
         E104 (max_combos), E003.
     """
@@ -197,7 +203,8 @@ class Detector:
         if len(live) <= _IN_MEMORY_MAX_LIVE and len(live) * len(post.doc_numbers) <= _IN_MEMORY_MAX_CELLS:
             res.hits = self._in_memory(res, post, wit)
         if res.hits is None:
-            hits = streamed_hits(post, wit, k, self.max_arity, block=self.max_combos, n_examples=self.n_examples)
+            hits = streamed_hits(post, wit, k, self.max_arity, block=min(self.max_combos, STREAM_BLOCK),
+                                 n_examples=self.n_examples)
             res.hits = _renumber(hits, live)
             res.streamed = True
         return res
@@ -219,7 +226,7 @@ class Detector:
                 return None
             combos.append(found[0])
             sizes.append(found[1])
-            res.triples, res.triple_sizes = live[found[0]], found[1]
+            res.triples, res.triple_sizes = live.astype(found[0].dtype)[found[0]], found[1]
         res.incidence = inc
         res.pairs, res.pair_sizes = live[scan.pairs], scan.sizes
         # Greedy over the live candidates only (numbered in the same order: same picks).
