@@ -114,6 +114,11 @@ class Errors(metaclass=ErrorsWithCodes):
     E013 = ("Cannot write the output {path}: {detail}. Check that its folder exists "
             "and is writable, or give another path.")
     E014 = ("{name} must be {expected}, got {value!r}.")
+    E015 = ("A worker process died ({detail}) before input line {line} was done, so the "
+            "command stopped (--workers {workers}); no output file was written. "
+            "Most often the system killed it for using too much memory (each worker holds "
+            "its own pipeline or model; see `dmesg` for the OOM killer): run again with "
+            "fewer --workers, or with --workers 1.")
 
     # --- E050-E099: the N-gram index ----------------------------------------
     E050 = ("No documents to index: the corpus is empty ({skipped} whitespace-only "

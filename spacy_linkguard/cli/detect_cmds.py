@@ -15,6 +15,8 @@ PLACEHOLDER_HELP = "Expected placeholder of the index (E003 if it differs); defa
 VERDICT_HELP = ("source: a search links only when it finds one of the document's sources (a line's \"sources\", "
                 "else its id when the index holds it); any: every search with fewer than k results links; "
                 "auto: source when the sources are known, else any.")
+WORKERS_HELP = ("Processes on this machine (they share the memory-mapped index); the output is the same, "
+                "in input order. 1: this process only.")
 
 
 def line_sources(detector, verdict: str, rec) -> "Optional[list]":
@@ -54,37 +56,35 @@ def detect_cmd(
     max_n: Optional[int] = typer.Option(None, "--max-n", help=MAX_N_HELP),
     placeholder: Optional[str] = typer.Option(None, "--placeholder", help=PLACEHOLDER_HELP),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
+    workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
 ) -> None:
     """Flag linkable spans: one JSON line per document (id, safe, verdict, spans, report)."""
     from collections import Counter
-
-    from tqdm import tqdm
+    from contextlib import closing
 
     from ..corpus import count_lines, iter_records
-    from ..detect import Detector, check_verdict
+    from ..detect import check_verdict
     from ..errors import LinkguardError
-    from ..index import open_index
-    from ..pipeline.linkguard import requested_settings
+    from ..parallel import map_records
+    from ..parallel.jobs import DetectJob
     from .output import atomic_output
 
     try:
         check_verdict(verdict)
-        idx = open_index(index, verify=verify)
-        settings = requested_settings(idx.settings, max_n=max_n, placeholder=placeholder)
-        detector = Detector(idx, k=k, max_arity=max_arity, settings=settings)
+        job = DetectJob(str(index), k=k, max_arity=max_arity, verdict=verdict, verify=verify, max_n=max_n,
+                        placeholder=placeholder)
+        detector = job.setup()  # here too: a bad index or setting fails before any worker starts
         records = iter_records(queries)
         n_safe = n = 0
         verdicts: Counter = Counter()
-        with atomic_output(out, queries) as sink:
-            bar = tqdm(records, total=count_lines(queries), file=sys.stderr, disable=not progress,
-                       desc="detect", unit="doc")
-            for rec in bar:
-                res = detector.detect(rec.text, line_sources(detector, verdict, rec))
-                line = {"id": rec.id, **res.to_dict()}
-                sink.write(json.dumps(line, ensure_ascii=False) + "\n")
+        results = map_records(job, records, workers=workers, progress=progress, desc="detect",
+                              total=count_lines(queries))
+        with atomic_output(out, queries) as sink, closing(results):
+            for line, safe, line_verdict in results:
+                sink.write(line)
                 n += 1
-                n_safe += res.safe
-                verdicts[res.verdict] += 1
+                n_safe += safe
+                verdicts[line_verdict] += 1
     except LinkguardError as e:
         fail(e)
     s = detector.settings
