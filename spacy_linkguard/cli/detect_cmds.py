@@ -1,6 +1,4 @@
 """`detect` and `show`: flag linkable spans of a query corpus against an index."""
-import json
-import sys
 from pathlib import Path
 from typing import Optional
 
@@ -105,53 +103,36 @@ def show_cmd(
     max_n: Optional[int] = typer.Option(None, "--max-n", help=MAX_N_HELP),
     placeholder: Optional[str] = typer.Option(None, "--placeholder", help=PLACEHOLDER_HELP),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
+    workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
 ) -> None:
     """Write a static HTML page with every document's flagged spans and their evidence."""
+    from contextlib import closing
     from itertools import islice
 
-    import spacy
-    from spacy.symbols import ORTH
-    from tqdm import tqdm
-
     from ..corpus import count_lines, iter_records
-    from ..display import render_report
+    from ..display import render_items
     from ..errors import LinkguardError
-    from ..index import open_index
-    from ..pipeline import factories  # noqa: F401 -- registers "linkguard" even without entry points
+    from ..parallel import map_records
+    from ..parallel.jobs import ShowJob
     from .output import refuse_same_file, write_text_atomic
 
     try:
         check_limit(limit)
         refuse_same_file(out, queries)
-        nlp = spacy.blank("en")
-        linkguard = nlp.add_pipe("linkguard", config={"k": k, "max_arity": max_arity, "max_n": max_n,
-                                                      "placeholder": placeholder, "verify": verify,
-                                                      "verdict": verdict})
-        linkguard.initialize(nlp=nlp, index=open_index(index, verify=verify))
-        # Keep the placeholder one token on the page, as the detector does.
-        ph = linkguard.settings.placeholder  # the index's
-        nlp.tokenizer.add_special_case(ph, [{ORTH: ph}])
+        job = ShowJob(str(index), k=k, max_arity=max_arity, verdict=verdict, verify=verify, max_n=max_n,
+                      placeholder=placeholder)
+        job.setup()  # here too: a bad index or setting fails before any worker starts
         records = list(islice(iter_records(queries), limit))
         total = len(records) if limit is not None else count_lines(queries)
-        # The page only tokenizes: spaCy's max_length (a memory guard for
-        # parsers) need not refuse a long document here.
-        nlp.max_length = max([nlp.max_length] + [len(r.text) + 1 for r in records])
-        docs = []
-        detector = linkguard.detector
-        bar = tqdm(records, total=total, file=sys.stderr, disable=not progress, desc="show", unit="doc")
-        for rec in bar:
-            doc = nlp.make_doc(rec.text)
-            doc.user_data["id"] = rec.id
-            doc._.linkguard_sources = line_sources(detector, verdict, rec)
-            for _, proc in nlp.pipeline:
-                doc = proc(doc)
-            docs.append(doc)
+        with closing(map_records(job, records, workers=workers, progress=progress, desc="show",
+                                 total=total)) as results:
+            items = list(results)
         if out.parent != Path("") and not out.parent.exists():
             try:
                 out.parent.mkdir(parents=True, exist_ok=True)
             except OSError:
                 pass  # reported by write_text_atomic as E013
-        write_text_atomic(out, render_report(docs), queries)
+        write_text_atomic(out, render_items(items), queries)
     except LinkguardError as e:
         fail(e)
-    typer.echo(f"{len(docs)} document(s) -> {out}", err=True)
+    typer.echo(f"{len(items)} document(s) -> {out}", err=True)
