@@ -170,6 +170,12 @@ class RewriteJob(_Stateful):
             self._state = (nlp, rewrite_tags(nlp, self.component))
         return self._state
 
+    @property
+    def batch_size(self) -> int:
+        """Documents a worker gets at a time: the component's `batch_size`, generated together."""
+        nlp, _ = self.setup()
+        return int(nlp.get_pipe(self.component).cfg.get("batch_size", 8))
+
     def run(self, records: Iterable[Any]) -> Iterator[str]:
         from ..cli.rewrite_cmds import sourced_docs
         from ..pipeline.rewrite import result_record
