@@ -1,6 +1,4 @@
 """`paraphrase`: the handcrafted WordNet paraphrasing baseline (whole documents or flagged spans)."""
-import sys
-import time
 import zlib
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -9,7 +7,7 @@ import typer
 
 from ._util import fail
 from .app import app
-from .detect_cmds import VERDICT_HELP
+from .detect_cmds import VERDICT_HELP, WORKERS_HELP
 
 
 
@@ -48,18 +46,19 @@ def paraphrase_cmd(
                                            "(default: $WNSEARCHDIR or /usr/share/wordnet)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N documents."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
+    workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
 ) -> None:
     """Paraphrase documents with WordNet synonyms (no LLM): the "Handcrafted WordNet
     paraphrasing" row, or with --spans-only --index the "Lexical rewrite" row."""
+    from contextlib import closing
     from itertools import islice
 
-    from tqdm import tqdm
-
-    from ..baselines.registry import make_lexical
     from ..corpus import iter_records, write_records
     from ..detect import check_verdict
     from ..errors import Errors, LinkguardError
-    from .output import output_tags, refuse_same_file
+    from ..parallel import map_records
+    from ..parallel.jobs import ParaphraseJob
+    from .output import refuse_same_file
 
     try:
         check_verdict(verdict)
@@ -71,43 +70,18 @@ def paraphrase_cmd(
         ):
             if not ok:
                 raise LinkguardError(Errors.E283.format(name=name, expected=expected, value=value))
-        paraphraser = make_lexical(spacy_model=spacy_model, sentence_model=sentence_model,
-                                   wordnet_dir=str(wordnet) if wordnet else None, rate=rate, seed=seed,
-                                   max_senses=max_senses, drop_modifiers=drop_modifiers)
-        loop = None
-        if spans_only and index is not None:
-            from ..baselines.rewriter import LexicalRewriter
-            from ..detect import Detector
-            from ..index import open_index
-            from ..rewrite import RewriteLoop
-
-            detector = Detector(open_index(index), k=k, max_arity=max_arity)
-            loop = RewriteLoop(detector, LexicalRewriter(paraphraser), max_passes=passes, guarantee=guarantee)
+        job = ParaphraseJob(
+            lexical=dict(spacy_model=spacy_model, sentence_model=sentence_model,
+                         wordnet_dir=str(wordnet) if wordnet else None, rate=rate, seed=seed,
+                         max_senses=max_senses, drop_modifiers=drop_modifiers),
+            seed=seed, spans_only=spans_only, index=str(index) if index is not None else None, k=k,
+            max_arity=max_arity, passes=passes, verdict=verdict, guarantee=guarantee)
+        _, loop, _ = job.setup()
         records = list(islice(iter_records(queries), limit))
-        given_spans = read_spans(spans_file) if spans_only and loop is None and spans_file else {}
-        total = len(records)
-        bar = tqdm(records, total=total, file=sys.stderr, disable=not progress,
-                   desc="paraphrase", unit="doc")
-        outputs: List[Dict[str, Any]] = []
-        detected = loop is not None
-        tags = output_tags(system="lexical" if spans_only else "wordnet", model=paraphraser.describe(),
-                           k=k if detected else None, max_arity=max_arity if detected else None)
-        for rec in bar:
-            t0 = time.perf_counter()
-            s = doc_seed(seed, rec.id)
-            if not spans_only:
-                res = paraphraser.paraphrase_document(rec.text, seed=s)
-                line = _line(rec, res.text, res, mode="document")
-            elif loop is None:
-                if rec.id not in given_spans:
-                    raise LinkguardError(Errors.E286.format(doc_id=rec.id, line=rec.line))
-                res = paraphraser.paraphrase_spans(rec.text, given_spans[rec.id], seed=s)
-                line = _line(rec, res.text, res, mode="spans")
-            else:
-                line = _loop_line(rec, loop, s, verdict)
-            line["seconds"] = round(time.perf_counter() - t0, 4)
-            line.update(tags)
-            outputs.append(line)
+        job.given_spans = read_spans(spans_file) if spans_only and loop is None and spans_file else {}
+        with closing(map_records(job, records, workers=workers, progress=progress, desc="paraphrase",
+                                 total=len(records))) as results:
+            outputs: List[Dict[str, Any]] = list(results)
         write_records(outputs, out)
     except LinkguardError as e:
         fail(e)
