@@ -53,7 +53,7 @@ def deidentify_cmd(
     results = map_records(job, records, workers=workers, chunk_size=batch_size, progress=True, desc="deidentify",
                           total=count_lines(in_path))
     with closing(results):
-        for rec, (line, spans, lang) in zip(records, results):
+        for (line, spans, lang), rec in zip(results, records):
             out.append(line)
             spans_out[rec.id] = spans
             languages[lang] = languages.get(lang, 0) + 1
