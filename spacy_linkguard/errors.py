@@ -119,6 +119,11 @@ class Errors(metaclass=ErrorsWithCodes):
             "Most often the system killed it for using too much memory (each worker holds "
             "its own pipeline or model; see `dmesg` for the OOM killer): run again with "
             "fewer --workers, or with --workers 1.")
+    E016 = ("The run on the Dask cluster stopped: {detail}. A worker process died (most "
+            "often killed for using too much memory: see the workers' logs) and Dask could "
+            "not run its documents again; no output file was written. Give each worker more "
+            "memory (a larger `dask worker --memory-limit`, fewer workers per machine or GPU), "
+            "then run the command again.")
 
     # --- E050-E099: the N-gram index ----------------------------------------
     E050 = ("No documents to index: the corpus is empty ({skipped} whitespace-only "

@@ -21,6 +21,8 @@ def deidentify_cmd(
     batch_size: int = typer.Option(8, "--batch-size", help="Documents per nlp.pipe batch."),
     workers: int = typer.Option(1, "--workers", help="Processes on this machine, each with its own pipeline "
                                 "(memory: one model per worker); the output is the same, in input order."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Run on the Dask cluster at this address "
+                                            "(tcp://HOST:8786): documents in partitions of --batch-size."),
 ) -> None:
     """Mask personal data with Presidio inside the spaCy pipeline (no network).
 
@@ -43,15 +45,15 @@ def deidentify_cmd(
         records = list(iter_records(in_path))
         job = DeidentifyJob(model, config={"placeholder": placeholder, "score_threshold": score_threshold},
                             batch_size=batch_size)
-        if workers == 1:
+        if workers == 1 and scheduler is None:
             job.setup()  # a missing model fails before any document (each worker loads its own)
     except LinkguardError as e:  # a coded message, not a traceback
         fail(e)
     spans_out = {}
     languages: dict = {}
     out = []
-    results = map_records(job, records, workers=workers, chunk_size=batch_size, progress=True, desc="deidentify",
-                          total=count_lines(in_path))
+    results = map_records(job, records, workers=workers, scheduler=scheduler, chunk_size=batch_size, progress=True,
+                          desc="deidentify", total=count_lines(in_path))
     with closing(results):
         for (line, spans, lang), rec in zip(results, records):
             out.append(line)

@@ -15,6 +15,8 @@ VERDICT_HELP = ("source: a search links only when it finds one of the document's
                 "auto: source when the sources are known, else any.")
 WORKERS_HELP = ("Processes on this machine (they share the memory-mapped index); the output is the same, "
                 "in input order. 1: this process only.")
+SCHEDULER_HELP = ("Run on the Dask cluster at this address (tcp://HOST:8786, as `build-index --scheduler`): "
+                  "documents go out in partitions, lines come back in input order.")
 
 
 def line_sources(detector, verdict: str, rec) -> "Optional[list]":
@@ -55,6 +57,7 @@ def detect_cmd(
     placeholder: Optional[str] = typer.Option(None, "--placeholder", help=PLACEHOLDER_HELP),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
     workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
 ) -> None:
     """Flag linkable spans: one JSON line per document (id, safe, verdict, spans, report)."""
     from collections import Counter
@@ -75,8 +78,8 @@ def detect_cmd(
         records = iter_records(queries)
         n_safe = n = 0
         verdicts: Counter = Counter()
-        results = map_records(job, records, workers=workers, progress=progress, desc="detect",
-                              total=count_lines(queries))
+        results = map_records(job, records, workers=workers, scheduler=scheduler, progress=progress,
+                              desc="detect", total=count_lines(queries))
         with atomic_output(out, queries) as sink, closing(results):
             for line, safe, line_verdict in results:
                 sink.write(line)
@@ -104,6 +107,7 @@ def show_cmd(
     placeholder: Optional[str] = typer.Option(None, "--placeholder", help=PLACEHOLDER_HELP),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
     workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
 ) -> None:
     """Write a static HTML page with every document's flagged spans and their evidence."""
     from contextlib import closing
@@ -124,8 +128,8 @@ def show_cmd(
         job.setup()  # here too: a bad index or setting fails before any worker starts
         records = list(islice(iter_records(queries), limit))
         total = len(records) if limit is not None else count_lines(queries)
-        with closing(map_records(job, records, workers=workers, progress=progress, desc="show",
-                                 total=total)) as results:
+        with closing(map_records(job, records, workers=workers, scheduler=scheduler, progress=progress,
+                                 desc="show", total=total)) as results:
             items = list(results)
         if out.parent != Path("") and not out.parent.exists():
             try:

@@ -7,7 +7,7 @@ import typer
 
 from ._util import fail
 from .app import app
-from .detect_cmds import VERDICT_HELP, WORKERS_HELP
+from .detect_cmds import SCHEDULER_HELP, VERDICT_HELP, WORKERS_HELP
 
 
 
@@ -47,6 +47,7 @@ def paraphrase_cmd(
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N documents."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
     workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
 ) -> None:
     """Paraphrase documents with WordNet synonyms (no LLM): the "Handcrafted WordNet
     paraphrasing" row, or with --spans-only --index the "Lexical rewrite" row."""
@@ -79,8 +80,8 @@ def paraphrase_cmd(
         _, loop, _ = job.setup()
         records = list(islice(iter_records(queries), limit))
         job.given_spans = read_spans(spans_file) if spans_only and loop is None and spans_file else {}
-        with closing(map_records(job, records, workers=workers, progress=progress, desc="paraphrase",
-                                 total=len(records))) as results:
+        with closing(map_records(job, records, workers=workers, scheduler=scheduler, progress=progress,
+                                 desc="paraphrase", total=len(records))) as results:
             outputs: List[Dict[str, Any]] = list(results)
         write_records(outputs, out)
     except LinkguardError as e:

@@ -14,7 +14,7 @@ import typer
 
 from ._util import coded_errors
 from .app import app
-from .detect_cmds import VERDICT_HELP, WORKERS_HELP
+from .detect_cmds import SCHEDULER_HELP, VERDICT_HELP, WORKERS_HELP
 
 DEFAULT_CONFIG = Path("configs/rewrite_cpu.cfg")
 
@@ -35,6 +35,7 @@ def rewrite_cmd(
     verify: bool = typer.Option(False, "--verify", help="Check every byte of the index (SHA-256) first."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr."),
     workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
 ) -> None:
     """Rewrite every document until it is safe (guarantee mode redacts the rest)."""
     from contextlib import closing
@@ -61,8 +62,8 @@ def rewrite_cmd(
         if limit is not None:
             total = min(total or limit, limit)
         records = islice(iter_records(queries), limit)
-        lines = map_records(job, records, workers=workers, chunk_size=job.batch_size, progress=progress,
-                            desc="rewrite", total=total)
+        lines = map_records(job, records, workers=workers, scheduler=scheduler, chunk_size=job.batch_size,
+                            progress=progress, desc="rewrite", total=total)
         with atomic_output(output, queries, config) as out, closing(lines):
             for line in lines:
                 out.write(line)

@@ -51,18 +51,22 @@ def check_workers(workers: Any) -> int:
 
 
 def map_records(job: Job, records: Iterable[Any], *, workers: int = 1, chunk_size: int = 1,
-                progress: bool = False, desc: Optional[str] = None, total: Optional[int] = None) -> Iterator[Any]:
+                progress: bool = False, desc: Optional[str] = None, total: Optional[int] = None,
+                scheduler: Optional[str] = None, client: Any = None) -> Iterator[Any]:
     """The results of `job` for `records`, in input order.
 
     workers (int): 1 runs the job in this process (`job.run` over the whole
         stream, as the commands always did); N > 1 in N worker processes.
     chunk_size (int): records sent to a worker at a time (a batch for jobs
-        that batch inside, e.g. generation).
+        that batch inside, e.g. generation); a Dask partition.
+    scheduler, client: run on that Dask cluster instead (`cluster.py`;
+        `workers` is then not used).
     progress, desc, total: a tqdm bar on stderr, counting results.
     YIELDS: the job's results. Use it with `contextlib.closing` so that an
         error or Ctrl-C in the consumer ends the workers at once.
     RAISES: the job's and the reader's own errors, in input order; E014 (bad
-        `workers`), E015 (a worker process died).
+        `workers`), E015 (a worker process died); on Dask E016 (Dask gave up
+        on a partition), E077-E079 (no dask.distributed, no scheduler, no worker).
     """
     import sys
 
@@ -71,6 +75,14 @@ def map_records(job: Job, records: Iterable[Any], *, workers: int = 1, chunk_siz
     check_workers(workers)
     bar = tqdm(total=total, file=sys.stderr, disable=not progress, desc=desc, unit="doc")
     try:
+        if scheduler or client is not None:
+            from .cluster import map_on_cluster
+
+            for res in map_on_cluster(job, iter(records), scheduler=scheduler, client=client,
+                                      partition_size=max(1, chunk_size)):
+                yield res
+                bar.update(1)
+            return
         if workers == 1:
             job.setup()
             for res in job.run(records):
