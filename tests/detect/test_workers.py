@@ -91,3 +91,25 @@ def test_ctrl_c_leaves_no_output_and_no_worker(small_index, tmp_path):
             and time.monotonic() < end:
         time.sleep(0.2)
     assert not left, left
+
+
+def test_detect_on_a_dask_cluster_survives_a_killed_worker(small_index, tmp_path):
+    """`detect --scheduler ADDRESS` on a LocalCluster: the lines of one process,
+    each document once, though a worker is killed as a partition starts."""
+    from distributed import Client, LocalCluster
+
+    from ..index.dask_faults import KillOnTask, deaths
+
+    index, queries, _ = small_index
+    res = run("detect", str(queries), "--index", str(index), "--out", str(tmp_path / "one.jsonl"))
+    assert res.exit_code == 0, res.output
+    (tmp_path / "marks").mkdir()
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc, \
+            Client(lc) as client:
+        client.register_plugin(KillOnTask(tmp_path / "marks", "_run_partition", after=2))
+        out = tmp_path / "dask.jsonl"
+        res = run("detect", str(queries), "--index", str(index), "--out", str(out), "--scheduler", lc.scheduler_address)
+        assert res.exit_code == 0, res.output
+        assert deaths(tmp_path / "marks") == 1
+        assert client.submit(sum, [1, 2]).result() == 3  # the cluster is left running
+    assert without_timing(out.read_text()) == without_timing((tmp_path / "one.jsonl").read_text())

@@ -67,3 +67,18 @@ def test_registered_modules_names_the_canned_model():
 
     cfg = util.load_config_from_str(CONFIG, interpolate=False)
     assert registered_modules(cfg) == ["tests.rewrite.canned"]
+
+
+def test_rewrite_on_a_dask_cluster_writes_the_same_lines(tmp_path):
+    """`rewrite --scheduler ADDRESS` (LocalCluster): partitions of the component's
+    batch_size, lines in input order, as one process writes them."""
+    from distributed import Client, LocalCluster
+
+    queries = setup_files(tmp_path)
+    res = rewrite(tmp_path, queries, tmp_path / "one.jsonl", "--components.linkguard_rewrite.batch_size", "2")
+    assert res.exit_code == 0, res.output
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc, Client(lc):
+        res = rewrite(tmp_path, queries, tmp_path / "dask.jsonl", "--scheduler", lc.scheduler_address,
+                      "--components.linkguard_rewrite.batch_size", "2")
+        assert res.exit_code == 0, res.output
+    assert untimed(tmp_path / "dask.jsonl") == untimed(tmp_path / "one.jsonl")
