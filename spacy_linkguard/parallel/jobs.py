@@ -4,7 +4,9 @@ index or config fails before any worker starts).
 
 `run(records)` yields one result per record, in order: what the command
 writes for it. The commands call the same job with `--workers 1` in their own
-process, so one code path makes every line.
+process, so one code path makes every line. The per-document helpers stay in
+the command modules (`cli/`: `line_sources`, `sourced_docs`, ...) and are
+imported lazily, so a worker loads only what its command needs.
 """
 import json
 from dataclasses import dataclass, field
@@ -124,7 +126,10 @@ class ShowJob(_Stateful):
 @dataclass
 class RewriteJob(_Stateful):
     """`rewrite`: the JSON line per record; records go through `nlp.pipe`, so the
-    rewrite component batches generation inside each process."""
+    rewrite component batches generation inside each process. With GPUs, each
+    worker process sees one of them (`pool.visible_gpus`, round robin)."""
+
+    uses_gpu = True
 
     config: str
     index: str

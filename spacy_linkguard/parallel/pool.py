@@ -52,7 +52,8 @@ def check_workers(workers: Any) -> int:
 
 def map_records(job: Job, records: Iterable[Any], *, workers: int = 1, chunk_size: int = 1,
                 progress: bool = False, desc: Optional[str] = None, total: Optional[int] = None,
-                scheduler: Optional[str] = None, client: Any = None) -> Iterator[Any]:
+                scheduler: Optional[str] = None, client: Any = None,
+                devices: Optional[List[str]] = None) -> Iterator[Any]:
     """The results of `job` for `records`, in input order.
 
     workers (int): 1 runs the job in this process (`job.run` over the whole
@@ -61,6 +62,8 @@ def map_records(job: Job, records: Iterable[Any], *, workers: int = 1, chunk_siz
         that batch inside, e.g. generation); a Dask partition.
     scheduler, client: run on that Dask cluster instead (`cluster.py`;
         `workers` is then not used).
+    devices: GPU ids; worker i sees only devices[i % len] (CUDA_VISIBLE_DEVICES).
+        Default: the visible GPUs when the job says `uses_gpu` (rewrite), else none.
     progress, desc, total: a tqdm bar on stderr, counting results.
     YIELDS: the job's results. Use it with `contextlib.closing` so that an
         error or Ctrl-C in the consumer ends the workers at once.
@@ -89,7 +92,9 @@ def map_records(job: Job, records: Iterable[Any], *, workers: int = 1, chunk_siz
                 yield res
                 bar.update(1)
             return
-        for res in _parallel(job, iter(records), workers, max(1, chunk_size)):
+        if devices is None and getattr(job, "uses_gpu", False):
+            devices = visible_gpus() or None
+        for res in _parallel(job, iter(records), workers, max(1, chunk_size), devices):
             yield res
             bar.update(1)
     finally:
@@ -101,9 +106,14 @@ _JOB: Any = None
 _READY = False
 
 
-def _init_worker(job_bytes: bytes, threads: int) -> None:
+def _init_worker(job_bytes: bytes, threads: int, counter: Any, devices: Optional[List[str]]) -> None:
     # Ctrl-C reaches the whole process group: the parent alone decides to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with counter.get_lock():
+        number = counter.value
+        counter.value += 1
+    if devices:  # one GPU per worker (round robin): "cuda" in the job's config is this worker's GPU
+        os.environ["CUDA_VISIBLE_DEVICES"] = devices[number % len(devices)]
     # N workers with a thread per core each would fight for the cores. Set
     # before the job's module imports numpy or torch (unpickling below).
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -148,9 +158,26 @@ def _threads_per_worker(workers: int) -> int:
     return max(1, cores // workers)
 
 
-def _parallel(job: Job, records: Iterator[Any], workers: int, chunk_size: int) -> Iterator[Any]:
-    ex = ProcessPoolExecutor(max_workers=workers, mp_context=_context(job), initializer=_init_worker,
-                             initargs=(pickle.dumps(job), _threads_per_worker(workers)))
+def visible_gpus() -> List[str]:
+    """The GPUs this process may use (CUDA_VISIBLE_DEVICES, else the NVIDIA
+    device files), without importing torch; [] on a machine without."""
+    import re
+
+    env = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if env is not None:
+        return [d.strip() for d in env.split(",") if d.strip() and d.strip() != "-1"]
+    try:
+        names = os.listdir("/dev")
+    except OSError:
+        return []
+    return sorted((m.group(1) for m in map(re.compile(r"nvidia(\d+)$").match, names) if m), key=int)
+
+
+def _parallel(job: Job, records: Iterator[Any], workers: int, chunk_size: int,
+              devices: Optional[List[str]] = None) -> Iterator[Any]:
+    ctx = _context(job)
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
+                             initargs=(pickle.dumps(job), _threads_per_worker(workers), ctx.Value("i", 0), devices))
     procs: Dict[int, Any] = {}  # every worker started, for the exit codes after a death
     futures: Dict[int, Future] = {}
     lines: Dict[int, Tuple[int, int]] = {}  # chunk -> its first and last input line

@@ -27,3 +27,16 @@ class EchoJob:
             if self.slow_first:
                 time.sleep(max(0.0, 0.2 - 0.02 * rec.line))
             yield f"{rec.id}@{self.setups}"
+
+
+@dataclass
+class DeviceJob:
+    """Answers (process id, the GPUs it sees) per record."""
+
+    def setup(self) -> None:
+        pass
+
+    def run(self, records: Iterable) -> Iterator[tuple]:
+        for _ in records:
+            time.sleep(0.05)
+            yield os.getpid(), os.environ.get("CUDA_VISIBLE_DEVICES")

@@ -79,3 +79,25 @@ def test_stopping_early_ends_the_workers():
 def test_workers_must_be_positive():
     with pytest.raises(LinkguardError, match=r"E014.*--workers"):
         list(map_records(EchoJob(), records(2), workers=0))
+
+
+def test_each_worker_sees_one_gpu():
+    from .jobs import DeviceJob
+
+    got = list(map_records(DeviceJob(), records(12), workers=2, devices=["3", "5"]))
+    by_pid = {}
+    for pid, dev in got:
+        by_pid.setdefault(pid, set()).add(dev)
+    assert all(len(d) == 1 for d in by_pid.values())  # a worker keeps its GPU
+    assert set().union(*by_pid.values()) <= {"3", "5"}
+    if len(by_pid) == 2:
+        assert set().union(*by_pid.values()) == {"3", "5"}
+
+
+def test_visible_gpus(monkeypatch):
+    from spacy_linkguard.parallel.pool import visible_gpus
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2, 0")
+    assert visible_gpus() == ["2", "0"]
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "-1")
+    assert visible_gpus() == []
