@@ -81,22 +81,21 @@ def map_records(job: Job, records: Iterable[Any], *, workers: int = 1, chunk_siz
         if scheduler or client is not None:
             from .cluster import map_on_cluster
 
-            for res in map_on_cluster(job, iter(records), scheduler=scheduler, client=client,
-                                      partition_size=max(1, chunk_size)):
-                yield res
-                bar.update(1)
-            return
-        if workers == 1:
+            inner = map_on_cluster(job, iter(records), scheduler=scheduler, client=client,
+                                   partition_size=max(1, chunk_size))
+        elif workers == 1:
             job.setup()
-            for res in job.run(records):
+            inner = job.run(records)
+        else:
+            if devices is None and getattr(job, "uses_gpu", False):
+                devices = visible_gpus() or None
+            inner = _parallel(job, iter(records), workers, max(1, chunk_size), devices)
+        try:
+            for res in inner:
                 yield res
                 bar.update(1)
-            return
-        if devices is None and getattr(job, "uses_gpu", False):
-            devices = visible_gpus() or None
-        for res in _parallel(job, iter(records), workers, max(1, chunk_size), devices):
-            yield res
-            bar.update(1)
+        finally:  # closed at once when the consumer stops: the workers end now
+            getattr(inner, "close", lambda: None)()
     finally:
         bar.close()
 
