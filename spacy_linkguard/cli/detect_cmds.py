@@ -74,12 +74,12 @@ def detect_cmd(
         check_verdict(verdict)
         job = DetectJob(str(index), k=k, max_arity=max_arity, verdict=verdict, verify=verify, max_n=max_n,
                         placeholder=placeholder)
-        detector = job.setup()  # here too: a bad index or setting fails before any worker starts
         records = iter_records(queries)
+        results = map_records(job, records, workers=workers, scheduler=scheduler, progress=progress,
+                              desc="detect", total=count_lines(queries))  # workers start on the first line
+        detector = job.setup()  # here too: a bad index or setting fails before any document
         n_safe = n = 0
         verdicts: Counter = Counter()
-        results = map_records(job, records, workers=workers, scheduler=scheduler, progress=progress,
-                              desc="detect", total=count_lines(queries))
         with atomic_output(out, queries) as sink, closing(results):
             for line, safe, line_verdict in results:
                 sink.write(line)
@@ -125,11 +125,11 @@ def show_cmd(
         refuse_same_file(out, queries)
         job = ShowJob(str(index), k=k, max_arity=max_arity, verdict=verdict, verify=verify, max_n=max_n,
                       placeholder=placeholder)
-        job.setup()  # here too: a bad index or setting fails before any worker starts
         records = list(islice(iter_records(queries), limit))
         total = len(records) if limit is not None else count_lines(queries)
         with closing(map_records(job, records, workers=workers, scheduler=scheduler, progress=progress,
                                  desc="show", total=total)) as results:
+            job.setup()  # here too: a bad index or setting fails before any document
             items = list(results)
         if out.parent != Path("") and not out.parent.exists():
             try:

@@ -71,11 +71,20 @@ def map_records(job: Job, records: Iterable[Any], *, workers: int = 1, chunk_siz
         `workers`), E015 (a worker process died); on Dask E016 (Dask gave up
         on a partition), E077-E079 (no dask.distributed, no scheduler, no worker).
     """
+    check_workers(workers)
+    if workers > 1 and not scheduler and client is None:
+        _context(job, start=True)  # the fork server imports while the caller sets itself up
+    return _map_records(job, records, workers=workers, chunk_size=chunk_size, progress=progress, desc=desc,
+                        total=total, scheduler=scheduler, client=client, devices=devices)
+
+
+def _map_records(job: Job, records: Iterable[Any], *, workers: int, chunk_size: int, progress: bool,
+                 desc: Optional[str], total: Optional[int], scheduler: Optional[str], client: Any,
+                 devices: Optional[List[str]]) -> Iterator[Any]:
     import sys
 
     from tqdm import tqdm
 
-    check_workers(workers)
     bar = tqdm(total=total, file=sys.stderr, disable=not progress, desc=desc, unit="doc")
     try:
         if scheduler or client is not None:
@@ -139,13 +148,18 @@ def _run_chunk(chunk: List[Any]) -> Tuple[List[Any], Optional[LinkguardError]]:
 
 
 # ---- parent side --------------------------------------------------------------
-def _context(job: Job):
+def _context(job: Job, *, start: bool = False):
     """A forkserver that imported the job's heavy modules once (`job.preload`),
-    so each worker forks with them loaded; else spawn."""
+    so each worker forks with them loaded; else spawn. start: launch the fork
+    server now (it imports in the background; the first worker waits for it)."""
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload([__name__, type(job).__module__, *getattr(job, "preload", ())])
+    if start:
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
     return ctx
 
 
