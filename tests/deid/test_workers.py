@@ -32,3 +32,12 @@ def test_deidentify_with_two_workers_writes_the_same_files(tmp_path):
     assert untimed(tmp_path / "o1.jsonl") == untimed(tmp_path / "o2.jsonl")
     assert (tmp_path / "s1.json").read_bytes() == (tmp_path / "s2.json").read_bytes()
     assert "[REDACTED]" in (tmp_path / "o2.jsonl").read_text()
+
+
+def test_deidentify_with_two_workers_unknown_model_fails_cleanly(tmp_path):
+    """Each worker loads the model: a missing one is the coded error of one process, no output."""
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"id": "a", "text": "x"}\n{"id": "b", "text": "y"}\n', encoding="utf-8")
+    out = tmp_path / "o.jsonl"
+    res = CliRunner().invoke(app, ["deidentify", str(src), str(out), "--model", "no_such_model_xyz", "--workers", "2"])
+    assert res.exit_code == 1 and "E151" in res.output and not out.exists()
