@@ -87,10 +87,23 @@ def test_ctrl_c_leaves_no_output_and_no_worker(small_index, tmp_path):
     assert proc.returncode != 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.jsonl"]
     end = time.monotonic() + 20  # the workers and the fork server end soon after the command
-    while (left := subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True, text=True).stdout.split()) \
-            and time.monotonic() < end:
+    while (left := group_members(proc.pid)) and time.monotonic() < end:
         time.sleep(0.2)
     assert not left, left
+
+
+def group_members(pgid):
+    """The processes of process group `pgid` still alive (zombies aside)."""
+    import psutil  # a dependency of dask.distributed ([dist], part of [all])
+
+    left = []
+    for p in psutil.process_iter(["pid", "status"]):
+        try:
+            if os.getpgid(p.pid) == pgid and p.info["status"] != psutil.STATUS_ZOMBIE:
+                left.append(p.pid)
+        except (OSError, psutil.Error):
+            continue
+    return left
 
 
 def test_detect_on_a_dask_cluster_survives_a_killed_worker(small_index, tmp_path):
