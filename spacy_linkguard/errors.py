@@ -114,12 +114,12 @@ class Errors(metaclass=ErrorsWithCodes):
     E013 = ("Cannot write the output {path}: {detail}. Check that its folder exists "
             "and is writable, or give another path.")
     E014 = ("{name} must be {expected}, got {value!r}.")
-    E015 = ("A worker process died ({detail}) before input line {line} was done, so the "
+    E016 = ("A worker process died ({detail}) before input line {line} was done, so the "
             "command stopped (--workers {workers}); no output file was written. "
             "Most often the system killed it for using too much memory (each worker holds "
             "its own pipeline or model; see `dmesg` for the OOM killer): run again with "
             "fewer --workers, or with --workers 1.")
-    E016 = ("The run on the Dask cluster stopped: {detail}. A worker process died (most "
+    E017 = ("The run on the Dask cluster stopped: {detail}. A worker process died (most "
             "often killed for using too much memory: see the workers' logs) and Dask could "
             "not run its documents again; no output file was written. Give each worker more "
             "memory (a larger `dask worker --memory-limit`, fewer workers per machine or GPU), "

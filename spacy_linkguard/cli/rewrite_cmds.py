@@ -57,7 +57,7 @@ def rewrite_cmd(
         refuse_same_file(output, config)
         job = RewriteJob(str(config), str(index), parse_config_overrides(ctx.args), component=component,
                          verdict=verdict, verify=verify)
-        job.setup()  # the pipeline (its model loads on first use): a bad config or index fails here
+        nlp, _ = job.setup()  # the pipeline (its model loads on first use): a bad config or index fails here
         total = count_lines(queries)
         if limit is not None:
             total = min(total or limit, limit)

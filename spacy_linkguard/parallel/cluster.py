@@ -11,7 +11,7 @@ A worker that dies mid-run is not an error: Dask runs its partitions again
 on another worker (each partition is one task whose result the parent takes
 once, so every document is written exactly once). Only when Dask gives up
 (the workers running one partition keep dying: `distributed.scheduler.
-allowed-failures`) or a result is lost does the command stop, with E016 and
+allowed-failures`) or a result is lost does the command stop, with E017 and
 no output. Connecting reuses the build's code and codes
 (`index/distributed.py`: E077 no dask.distributed, E078 unreachable
 scheduler, E079 no worker).
@@ -53,7 +53,7 @@ def map_on_cluster(job: Any, records: Iterator[Any], *, scheduler: Optional[str]
     """The job's results for `records`, in input order, computed on the Dask
     cluster at `scheduler` (or through `client`); the cluster stays up.
 
-    RAISES: E077, E078, E079 (as the Dask build); E016 (Dask gave up);
+    RAISES: E077, E078, E079 (as the Dask build); E017 (Dask gave up);
         the job's and the reader's own errors, in input order.
     """
     try:
@@ -112,7 +112,7 @@ def map_on_cluster(job: Any, records: Iterator[Any], *, scheduler: Optional[str]
             raise read_error
         finished = True
     except (KilledWorker, CancelledError) as e:
-        raise LinkguardError(Errors.E016.format(detail=_lost_work(e))) from None
+        raise LinkguardError(Errors.E017.format(detail=_lost_work(e))) from None
     finally:
         if not finished and futures:
             client.cancel(list(futures.values()))

@@ -15,7 +15,7 @@ What stays as with one process:
 - the caller writes through `atomic_output`: an error, Ctrl-C or a killed
   worker leaves no partial output file. Ctrl-C and errors end the workers
   (they ignore SIGINT themselves, so the parent decides); a worker that dies
-  is E015 (say what happened, what to do), never a hang.
+  is E016 (say what happened, what to do), never a hang.
 
 Workers start with the "forkserver" method where there is one (else "spawn"),
 never a plain fork of a parent that may run threads (tqdm, torch).
@@ -68,7 +68,7 @@ def map_records(job: Job, records: Iterable[Any], *, workers: int = 1, chunk_siz
     YIELDS: the job's results. Use it with `contextlib.closing` so that an
         error or Ctrl-C in the consumer ends the workers at once.
     RAISES: the job's and the reader's own errors, in input order; E014 (bad
-        `workers`), E015 (a worker process died); on Dask E016 (Dask gave up
+        `workers`), E016 (a worker process died); on Dask E017 (Dask gave up
         on a partition), E077-E079 (no dask.distributed, no scheduler, no worker).
     """
     check_workers(workers)
@@ -240,7 +240,7 @@ def _parallel(job: Job, records: Iterator[Any], workers: int, chunk_size: int,
     except BrokenProcessPool:  # from a result or from submit, whichever sees it first
         procs.update(getattr(ex, "_processes", None) or {})
         line = lines[head][0] if head in lines else 0
-        raise LinkguardError(Errors.E015.format(workers=workers, line=line or "?", detail=_deaths(procs))) from None
+        raise LinkguardError(Errors.E016.format(workers=workers, line=line or "?", detail=_deaths(procs))) from None
     finally:
         if not finished:  # an error, Ctrl-C, or the consumer stopped: end the workers now
             for f in futures.values():

@@ -61,7 +61,7 @@ def test_dask_giving_up_is_a_coded_error(cluster, tmp_path):
     client = cluster(**{"distributed.scheduler.allowed-failures": 0})
     (tmp_path / "marks").mkdir()
     client.register_plugin(KillOnTask(tmp_path / "marks", "_run_partition", after=1))
-    with pytest.raises(LinkguardError, match=r"E016.*_run_partition.*memory-limit"):
+    with pytest.raises(LinkguardError, match=r"E017.*_run_partition.*memory-limit"):
         list(map_records(EchoJob(), records(6), client=client))
 
 

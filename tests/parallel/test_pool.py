@@ -61,7 +61,7 @@ def test_bad_input_line_is_the_same_error(tmp_path):
 
 
 def test_a_dead_worker_is_a_coded_error():
-    with pytest.raises(LinkguardError, match=r"E015.*exited with status 3.*before input line [1-5] .*fewer --workers"):
+    with pytest.raises(LinkguardError, match=r"E016.*exited with status 3.*before input line [1-5] .*fewer --workers"):
         list(map_records(EchoJob(die_on="d4"), records(12), workers=2))
     assert no_workers_left()
 

@@ -1,5 +1,5 @@
 """`rewrite --workers 2` with the canned model: the lines of one process; a
-worker that dies is E015 and no output. The workers import the module that
+worker that dies is E016 and no output. The workers import the module that
 registered the canned model in this process (`jobs.registered_modules`)."""
 import json
 
@@ -56,7 +56,7 @@ def test_a_worker_that_dies_leaves_no_output(tmp_path):
     out = tmp_path / "out.jsonl"
     res = rewrite(tmp_path, queries, out, "--workers", "2", "--components.linkguard_rewrite.model.behaviour", "exit")
     assert res.exit_code == 1, res.output
-    assert "E015" in res.output and "exited with status 3" in res.output
+    assert "E016" in res.output and "exited with status 3" in res.output
     assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".out")]
 
 
