@@ -108,7 +108,8 @@ def group_members(pgid):
 
 def test_detect_on_a_dask_cluster_survives_a_killed_worker(small_index, tmp_path):
     """`detect --scheduler ADDRESS` on a LocalCluster: the lines of one process,
-    each document once, though a worker is killed as a partition starts."""
+    each document once, though a worker is killed as a partition starts; `show`
+    on the same cluster writes the page of one process."""
     from distributed import Client, LocalCluster
 
     from ..index.dask_faults import KillOnTask, deaths
@@ -125,4 +126,10 @@ def test_detect_on_a_dask_cluster_survives_a_killed_worker(small_index, tmp_path
         assert res.exit_code == 0, res.output
         assert deaths(tmp_path / "marks") == 1
         assert client.submit(sum, [1, 2]).result() == 3  # the cluster is left running
+        res = run("show", str(queries), "--index", str(index), "--out", str(tmp_path / "dask.html"),
+                  "--scheduler", lc.scheduler_address)
+        assert res.exit_code == 0, res.output
     assert without_timing(out.read_text()) == without_timing((tmp_path / "one.jsonl").read_text())
+    res = run("show", str(queries), "--index", str(index), "--out", str(tmp_path / "one.html"))
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "dask.html").read_bytes() == (tmp_path / "one.html").read_bytes()
