@@ -193,7 +193,7 @@ def _parallel(job: Job, records: Iterator[Any], workers: int, chunk_size: int,
                              initargs=(pickle.dumps(job), _threads_per_worker(workers), ctx.Value("i", 0), devices))
     procs: Dict[int, Any] = {}  # every worker started, for the exit codes after a death
     futures: Dict[int, Future] = {}
-    lines: Dict[int, Tuple[int, int]] = {}  # chunk -> its first and last input line
+    lines: Dict[int, int] = {}  # chunk -> its first input line (for E016)
     in_flight, ahead = 2 * workers, 16 * workers
     head = nxt = 0
     read_error: Optional[BaseException] = None
@@ -215,7 +215,7 @@ def _parallel(job: Job, records: Iterator[Any], workers: int, chunk_size: int,
                 read_error, done_reading = e, True
             if chunk:
                 futures[nxt] = ex.submit(_run_chunk, chunk)
-                lines[nxt] = (getattr(chunk[0], "line", 0), getattr(chunk[-1], "line", 0))
+                lines[nxt] = getattr(chunk[0], "line", 0)
                 nxt += 1
                 procs.update(getattr(ex, "_processes", None) or {})
 
@@ -239,7 +239,7 @@ def _parallel(job: Job, records: Iterator[Any], workers: int, chunk_size: int,
         finished = True
     except BrokenProcessPool:  # from a result or from submit, whichever sees it first
         procs.update(getattr(ex, "_processes", None) or {})
-        line = lines[head][0] if head in lines else 0
+        line = lines.get(head, 0)
         raise LinkguardError(Errors.E016.format(workers=workers, line=line or "?", detail=_deaths(procs))) from None
     finally:
         if not finished:  # an error, Ctrl-C, or the consumer stopped: end the workers now
