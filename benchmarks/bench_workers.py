@@ -50,17 +50,21 @@ def run_detect(queries: Path, index: Path, out: Path, workers: int, max_arity: i
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=REPO,
                             start_new_session=True)
-    cpu = cpu_of_session(proc)
+    cpu_by_pid = cpu_of_session(proc)
+    cpu = sum(cpu_by_pid.values())
     err = proc.stderr.read()
     wall = time.perf_counter() - t0
     if proc.wait() != 0:
         raise SystemExit(f"detect --workers {workers} failed:\n{err[-3000:]}")
     return {"workers": workers, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+            # the command first, then the other processes (fork server, workers) largest first
+            "cpu_s_by_process": [round(cpu_by_pid.get(proc.pid, 0.0), 2)]
+            + sorted((round(v, 2) for k, v in cpu_by_pid.items() if k != proc.pid), reverse=True),
             "loadavg_before": [round(x, 2) for x in load_before],
             "loadavg_after": [round(x, 2) for x in os.getloadavg()]}
 
 
-def cpu_of_session(proc: subprocess.Popen, every: float = 0.2) -> float:
+def cpu_of_session(proc: subprocess.Popen, every: float = 0.2) -> Dict[int, float]:
     """CPU seconds (user + system) of the command and every process of its
     session (workers, fork server), sampled until it ends: on a busy machine
     the wall time says how much CPU we got, this how much the work needed."""
@@ -77,7 +81,7 @@ def cpu_of_session(proc: subprocess.Popen, every: float = 0.2) -> float:
             except (psutil.Error, OSError):
                 continue
         time.sleep(every)
-    return sum(last.values())
+    return last
 
 
 def main() -> None:
