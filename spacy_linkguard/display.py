@@ -142,22 +142,28 @@ def render_report(
         names a document (else its position).
     RETURNS (str): A complete HTML page (no scripts, no external resources).
     """
+    return render_items([report_item(doc, i, spans_key=spans_key) for i, doc in enumerate(docs)], title=title)
+
+
+def report_item(doc: Any, position: int = 0, *, spans_key: str = DEFAULT_SPANS_KEY) -> Dict[str, Any]:
+    """What the page shows of one Doc (plain data: `show --workers N` makes
+    these in worker processes and sends them back)."""
+    return {
+        "id": doc.user_data.get("id", str(position)),
+        "safe": doc._.linkguard_safe,
+        "report": doc._.linkguard_report or {},
+        "markup": _markup(doc, spans_key),
+        "spans": span_evidence(doc, spans_key),
+    }
+
+
+def render_items(items: Iterable[Dict[str, Any]], *, title: str = "spacy-linkguard: flagged spans") -> str:
+    """The HTML page of `report_item`s, in order."""
     import jinja2
 
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     template = env.from_string(TEMPLATE.read_text(encoding="utf-8"))
-    items = []
-    for i, doc in enumerate(docs):
-        items.append(
-            {
-                "id": doc.user_data.get("id", str(i)),
-                "safe": doc._.linkguard_safe,
-                "report": doc._.linkguard_report or {},
-                "markup": _markup(doc, spans_key),
-                "spans": span_evidence(doc, spans_key),
-            }
-        )
-    return template.render(title=title, docs=items, colors=DISPLACY_COLORS, style=STYLE)
+    return template.render(title=title, docs=list(items), colors=DISPLACY_COLORS, style=STYLE)
 
 
 def _markup(doc: Any, spans_key: str) -> str:

@@ -122,6 +122,16 @@ class Errors(metaclass=ErrorsWithCodes):
     E014 = ("{name} must be {expected}, got {value!r}.")
     E015 = ("Two outputs given: --output {output} and {old} {value}. Give only "
             "--output/-o PATH ({old} is its deprecated old spelling).")
+    E016 = ("A worker process died ({detail}) before input line {line} was done, so the "
+            "command stopped (--workers {workers}); no output file was written. "
+            "Most often the system killed it for using too much memory (each worker holds "
+            "its own pipeline or model; see `dmesg` for the OOM killer): run again with "
+            "fewer --workers, or with --workers 1.")
+    E017 = ("The run on the Dask cluster stopped: {detail}. A worker process died (most "
+            "often killed for using too much memory: see the workers' logs) and Dask could "
+            "not run its documents again; no output file was written. Give each worker more "
+            "memory (a larger `dask worker --memory-limit`, fewer workers per machine or GPU), "
+            "then run the command again.")
 
     # --- E050-E099: the N-gram index ----------------------------------------
     E050 = ("No documents to index: the corpus is empty ({skipped} whitespace-only "

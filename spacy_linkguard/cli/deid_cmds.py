@@ -21,6 +21,10 @@ def deidentify_cmd(
     placeholder: str = typer.Option("[REDACTED]", "--placeholder", help="Replacement of every detected span."),
     score_threshold: float = typer.Option(0.35, "--score-threshold", help="Minimum Presidio score, 0..1."),
     batch_size: int = typer.Option(8, "--batch-size", help="Documents per nlp.pipe batch."),
+    workers: int = typer.Option(1, "--workers", help="Processes on this machine, each with its own pipeline "
+                                "(memory: one model per worker); the output is the same, in input order."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Run on the Dask cluster at this address "
+                                            "(tcp://HOST:8786): documents in partitions of --batch-size."),
 ) -> None:
     """Mask personal data with Presidio inside the spaCy pipeline (no network).
 
@@ -39,30 +43,30 @@ def deidentify_cmd(
     except LinkguardError as e:
         fail(e)
     import json
-    import sys
-
-    from tqdm import tqdm
+    from contextlib import closing
 
     from ..corpus import count_lines, iter_records, write_records
-    from ..deid.runner import deidentified_record, deidentify_texts, load_pipeline
+    from ..parallel import map_records
+    from ..parallel.jobs import DeidentifyJob
 
     try:
         records = list(iter_records(in_path))
-        nlp = load_pipeline(model, config={"placeholder": placeholder, "score_threshold": score_threshold})
+        job = DeidentifyJob(model, config={"placeholder": placeholder, "score_threshold": score_threshold},
+                            batch_size=batch_size)
+        if workers == 1 and scheduler is None:
+            job.setup()  # a missing model fails before any document (each worker loads its own)
     except LinkguardError as e:  # a coded message, not a traceback
         fail(e)
     spans_out = {}
     languages: dict = {}
     out = []
-    bar = tqdm(total=count_lines(in_path), desc="deidentify", unit="doc", file=sys.stderr)
-    results = deidentify_texts(nlp, (r.text for r in records), batch_size=batch_size, ids=(r.id for r in records))
-    for rec, res in zip(records, results):
-        out.append(deidentified_record(rec, res))
-        spans_out[rec.id] = [[s.start, s.end] for s in res.spans]
-        lang = res.report.get("language", "unknown")
-        languages[lang] = languages.get(lang, 0) + 1
-        bar.update(1)
-    bar.close()
+    results = map_records(job, records, workers=workers, scheduler=scheduler, chunk_size=batch_size, progress=True,
+                          desc="deidentify", total=count_lines(in_path))
+    with closing(results):
+        for (line, spans, lang), rec in zip(results, records):
+            out.append(line)
+            spans_out[rec.id] = spans
+            languages[lang] = languages.get(lang, 0) + 1
     n = write_records(out, out_path)
     if tab_spans is not None:
         tab_spans.parent.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,4 @@
 """`detect` and `show`: flag linkable spans of a query corpus against an index."""
-import json
-import sys
 from pathlib import Path
 from typing import Optional
 
@@ -15,6 +13,10 @@ PLACEHOLDER_HELP = "Expected placeholder of the index (E003 if it differs); defa
 VERDICT_HELP = ("source: a search links only when it finds one of the document's sources (a line's \"sources\", "
                 "else its id when the index holds it); any: every search with fewer than k results links; "
                 "auto: source when the sources are known, else any.")
+WORKERS_HELP = ("Processes on this machine (they share the memory-mapped index); the output is the same, "
+                "in input order. 1: this process only.")
+SCHEDULER_HELP = ("Run on the Dask cluster at this address (tcp://HOST:8786, as `build-index --scheduler`): "
+                  "documents go out in partitions, lines come back in input order.")
 
 
 def line_sources(detector, verdict: str, rec) -> "Optional[list]":
@@ -55,38 +57,37 @@ def detect_cmd(
     max_n: Optional[int] = typer.Option(None, "--max-n", help=MAX_N_HELP),
     placeholder: Optional[str] = typer.Option(None, "--placeholder", help=PLACEHOLDER_HELP),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
+    workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
 ) -> None:
     """Flag linkable spans: one JSON line per document (id, safe, verdict, spans, report)."""
     from collections import Counter
-
-    from tqdm import tqdm
+    from contextlib import closing
 
     from ..corpus import count_lines, iter_records
-    from ..detect import Detector, check_verdict
+    from ..detect import check_verdict
     from ..errors import LinkguardError
-    from ..index import open_index
-    from ..pipeline.linkguard import requested_settings
+    from ..parallel import map_records
+    from ..parallel.jobs import DetectJob
     from .output import atomic_output, chosen_output
 
     try:
         out = chosen_output(output, out, "--out")
         check_verdict(verdict)
-        idx = open_index(index, verify=verify)
-        settings = requested_settings(idx.settings, max_n=max_n, placeholder=placeholder)
-        detector = Detector(idx, k=k, max_arity=max_arity, settings=settings)
+        job = DetectJob(str(index), k=k, max_arity=max_arity, verdict=verdict, verify=verify, max_n=max_n,
+                        placeholder=placeholder)
         records = iter_records(queries)
+        results = map_records(job, records, workers=workers, scheduler=scheduler, progress=progress,
+                              desc="detect", total=count_lines(queries))  # workers start on the first line
+        detector = job.setup()  # here too: a bad index or setting fails before any document
         n_safe = n = 0
         verdicts: Counter = Counter()
-        with atomic_output(out, queries) as sink:
-            bar = tqdm(records, total=count_lines(queries), file=sys.stderr, disable=not progress,
-                       desc="detect", unit="doc")
-            for rec in bar:
-                res = detector.detect(rec.text, line_sources(detector, verdict, rec))
-                line = {"id": rec.id, **res.to_dict()}
-                sink.write(json.dumps(line, ensure_ascii=False) + "\n")
+        with atomic_output(out, queries) as sink, closing(results):
+            for line, safe, line_verdict in results:
+                sink.write(line)
                 n += 1
-                n_safe += res.safe
-                verdicts[res.verdict] += 1
+                n_safe += safe
+                verdicts[line_verdict] += 1
     except LinkguardError as e:
         fail(e)
     s = detector.settings
@@ -108,54 +109,38 @@ def show_cmd(
     max_n: Optional[int] = typer.Option(None, "--max-n", help=MAX_N_HELP),
     placeholder: Optional[str] = typer.Option(None, "--placeholder", help=PLACEHOLDER_HELP),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
+    workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
 ) -> None:
     """Write a static HTML page with every document's flagged spans and their evidence."""
+    from contextlib import closing
     from itertools import islice
 
-    import spacy
-    from spacy.symbols import ORTH
-    from tqdm import tqdm
-
     from ..corpus import count_lines, iter_records
-    from ..display import render_report
+    from ..display import render_items
     from ..errors import LinkguardError
-    from ..index import open_index
-    from ..pipeline import factories  # noqa: F401 -- registers "linkguard" even without entry points
+    from ..parallel import map_records
+    from ..parallel.jobs import ShowJob
     from .output import chosen_output, refuse_same_file, write_text_atomic
 
     try:
         out = chosen_output(output, out, "--out") or Path("report.html")
         check_limit(limit)
         refuse_same_file(out, queries)
-        nlp = spacy.blank("en")
-        linkguard = nlp.add_pipe("linkguard", config={"k": k, "max_arity": max_arity, "max_n": max_n,
-                                                      "placeholder": placeholder, "verify": verify,
-                                                      "verdict": verdict})
-        linkguard.initialize(nlp=nlp, index=open_index(index, verify=verify))
-        # Keep the placeholder one token on the page, as the detector does.
-        ph = linkguard.settings.placeholder  # the index's
-        nlp.tokenizer.add_special_case(ph, [{ORTH: ph}])
+        job = ShowJob(str(index), k=k, max_arity=max_arity, verdict=verdict, verify=verify, max_n=max_n,
+                      placeholder=placeholder)
         records = list(islice(iter_records(queries), limit))
         total = len(records) if limit is not None else count_lines(queries)
-        # The page only tokenizes: spaCy's max_length (a memory guard for
-        # parsers) need not refuse a long document here.
-        nlp.max_length = max([nlp.max_length] + [len(r.text) + 1 for r in records])
-        docs = []
-        detector = linkguard.detector
-        bar = tqdm(records, total=total, file=sys.stderr, disable=not progress, desc="show", unit="doc")
-        for rec in bar:
-            doc = nlp.make_doc(rec.text)
-            doc.user_data["id"] = rec.id
-            doc._.linkguard_sources = line_sources(detector, verdict, rec)
-            for _, proc in nlp.pipeline:
-                doc = proc(doc)
-            docs.append(doc)
+        with closing(map_records(job, records, workers=workers, scheduler=scheduler, progress=progress,
+                                 desc="show", total=total)) as results:
+            job.setup()  # here too: a bad index or setting fails before any document
+            items = list(results)
         if out.parent != Path("") and not out.parent.exists():
             try:
                 out.parent.mkdir(parents=True, exist_ok=True)
             except OSError:
                 pass  # reported by write_text_atomic as E013
-        write_text_atomic(out, render_report(docs), queries)
+        write_text_atomic(out, render_items(items), queries)
     except LinkguardError as e:
         fail(e)
-    typer.echo(f"{len(docs)} document(s) -> {out}", err=True)
+    typer.echo(f"{len(items)} document(s) -> {out}", err=True)

@@ -1,7 +1,5 @@
 """`paraphrase`: WordNet paraphrasing without an LLM (whole documents or flagged spans), each
 output line saying whether its text is safe when an index is given."""
-import sys
-import time
 import zlib
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -10,7 +8,7 @@ import typer
 
 from ._util import fail
 from .app import app
-from .detect_cmds import VERDICT_HELP
+from .detect_cmds import SCHEDULER_HELP, VERDICT_HELP, WORKERS_HELP
 
 
 
@@ -53,21 +51,23 @@ def paraphrase_cmd(
                                            "(default: $WNSEARCHDIR or /usr/share/wordnet)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N documents."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
+    workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
 ) -> None:
     """Paraphrase documents with WordNet synonyms, no LLM: every content word
     may change (whole-document mode), or with --spans-only only the phrases
     that link. Each output line says whether the text is safe (with --index;
     `rewrite --backend lexical` is the span mode as a pipeline)."""
     import json
+    from contextlib import closing
     from itertools import islice
 
-    from tqdm import tqdm
-
-    from ..baselines.registry import make_lexical
     from ..corpus import iter_records
     from ..detect import check_verdict
     from ..errors import Errors, LinkguardError
-    from .output import atomic_output, chosen_output, output_tags, refuse_same_file
+    from ..parallel import map_records
+    from ..parallel.jobs import ParaphraseJob
+    from .output import atomic_output, chosen_output, refuse_same_file
 
     try:
         out = chosen_output(output, old_out, "the positional OUT")
@@ -81,47 +81,19 @@ def paraphrase_cmd(
         ):
             if not ok:
                 raise LinkguardError(Errors.E283.format(name=name, expected=expected, value=value))
-        paraphraser = make_lexical(spacy_model=spacy_model, sentence_model=sentence_model,
-                                   wordnet_dir=str(wordnet) if wordnet else None, rate=rate, seed=seed,
-                                   max_senses=max_senses, drop_modifiers=drop_modifiers)
-        loop = detector = None
-        if index is not None:
-            from ..detect import Detector
-            from ..index import open_index
-
-            detector = Detector(open_index(index), k=k, max_arity=max_arity)
-        if spans_only and detector is not None:
-            from ..baselines.rewriter import LexicalRewriter
-            from ..rewrite import RewriteLoop
-
-            loop = RewriteLoop(detector, LexicalRewriter(paraphraser), max_passes=passes, guarantee=guarantee)
+        job = ParaphraseJob(
+            lexical=dict(spacy_model=spacy_model, sentence_model=sentence_model,
+                         wordnet_dir=str(wordnet) if wordnet else None, rate=rate, seed=seed,
+                         max_senses=max_senses, drop_modifiers=drop_modifiers),
+            seed=seed, spans_only=spans_only, index=str(index) if index is not None else None, k=k,
+            max_arity=max_arity, passes=passes, verdict=verdict, guarantee=guarantee)
+        _, loop, detector, _ = job.setup()  # a bad model or index fails here, before any document
+        detected = detector is not None  # with --index each output line is checked (safe, verdict)
         records = list(islice(iter_records(queries), limit))
-        given_spans = read_spans(spans_file) if spans_only and loop is None and spans_file else {}
-        total = len(records)
-        bar = tqdm(records, total=total, file=sys.stderr, disable=not progress,
-                   desc="paraphrase", unit="doc")
-        outputs: List[Dict[str, Any]] = []
-        detected = detector is not None
-        tags = output_tags(system="lexical" if spans_only else "wordnet", model=paraphraser.describe(),
-                           k=k if detected else None, max_arity=max_arity if detected else None)
-        for rec in bar:
-            t0 = time.perf_counter()
-            s = doc_seed(seed, rec.id)
-            if not spans_only:
-                res = paraphraser.paraphrase_document(rec.text, seed=s)
-                line = _line(rec, res.text, res, mode="document")
-            elif loop is None:
-                if rec.id not in given_spans:
-                    raise LinkguardError(Errors.E286.format(doc_id=rec.id, line=rec.line))
-                res = paraphraser.paraphrase_spans(rec.text, given_spans[rec.id], seed=s)
-                line = _line(rec, res.text, res, mode="spans")
-            else:
-                line = _loop_line(rec, loop, s, verdict)
-            if loop is None:
-                line.update(_checked(detector, verdict, rec, line["text"]))
-            line["seconds"] = round(time.perf_counter() - t0, 4)
-            line.update(tags)
-            outputs.append(line)
+        job.given_spans = read_spans(spans_file) if spans_only and loop is None and spans_file else {}
+        with closing(map_records(job, records, workers=workers, scheduler=scheduler, progress=progress,
+                                 desc="paraphrase", total=len(records))) as results:
+            outputs: List[Dict[str, Any]] = list(results)
         with atomic_output(out, queries, spans_file) as sink:
             sink.writelines(json.dumps(o, ensure_ascii=False) + "\n" for o in outputs)
     except LinkguardError as e:

@@ -18,7 +18,7 @@ import typer
 
 from ._util import coded_errors
 from .app import app
-from .detect_cmds import VERDICT_HELP
+from .detect_cmds import SCHEDULER_HELP, VERDICT_HELP, WORKERS_HELP
 
 BACKEND_CONFIGS = {"llm": "rewrite_cpu", "lexical": "rewrite_lexical"}  # shipped configs by --backend
 
@@ -43,23 +43,21 @@ def rewrite_cmd(
     verdict: str = typer.Option("auto", "--verdict", help=VERDICT_HELP),
     verify: bool = typer.Option(False, "--verify", help="Check every byte of the index (SHA-256) first."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr."),
+    workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
 ) -> None:
     """Rewrite every document until it is safe (guarantee mode redacts the rest)."""
-    import json
-    import sys
+    from contextlib import closing
     from itertools import islice
 
     from spacy.cli._util import parse_config_overrides
-    from tqdm import tqdm
 
     from ..configs import resolve_config
     from ..corpus import count_lines, iter_records
-    from ..errors import Errors, LinkguardError
-    from ..llm.local_models import offline_env
-    from ..pipeline.rewrite import result_record
-
     from ..detect import check_verdict
-    from ..index import open_index
+    from ..errors import Errors, LinkguardError
+    from ..parallel import map_records
+    from ..parallel.jobs import RewriteJob
     from .detect_cmds import check_limit
     from .output import atomic_output, refuse_same_file
 
@@ -71,26 +69,19 @@ def rewrite_cmd(
         config = resolve_config(config if config is not None else BACKEND_CONFIGS[backend])
         refuse_same_file(output, queries)
         refuse_same_file(output, config)
-        offline_env()
-        nlp = load_rewrite_pipeline(config, parse_config_overrides(ctx.args), index=index, component=component)
-        if component not in nlp.pipe_names:
-            raise LinkguardError(Errors.E215.format(path=config, name=component, pipes=nlp.pipe_names))
-        check_backend(nlp.get_pipe(component), backend, config, ctx)
-        nlp.get_pipe(component).cfg["verdict"] = verdict  # each Doc's sources are resolved below
-        # A damaged index fails now, before the model loads (on first use); the
-        # components then get this open index from the opener's cache.
-        open_index(index, verify=verify)
-        nlp.initialize()  # [initialize.components.<component>] index: the --index folder
-        tags = rewrite_tags(nlp, component)
+        job = RewriteJob(str(config), str(index), parse_config_overrides(ctx.args), component=component,
+                         verdict=verdict, verify=verify)
+        nlp, _ = job.setup()  # the pipeline (its model loads on first use): a bad config or index fails here
+        check_backend(nlp.get_pipe(component), backend, config, ctx)  # E220: --backend against the config
         total = count_lines(queries)
         if limit is not None:
             total = min(total or limit, limit)
         records = islice(iter_records(queries), limit)
-        with atomic_output(output, queries, config) as out:
-            docs = nlp.pipe(sourced_docs(nlp, nlp.get_pipe(component).detector, verdict, records))
-            bar = tqdm(docs, total=total, desc="rewrite", unit="doc", disable=not progress, file=sys.stderr)
-            for doc in bar:
-                out.write(json.dumps({**result_record(doc.user_data["id"], doc), **tags}, ensure_ascii=False) + "\n")
+        lines = map_records(job, records, workers=workers, scheduler=scheduler, chunk_size=job.batch_size,
+                            progress=progress, desc="rewrite", total=total)
+        with atomic_output(output, queries, config) as out, closing(lines):
+            for line in lines:
+                out.write(line)
                 out.flush()
 
 

@@ -47,7 +47,7 @@ def answer(text: str) -> str:
 
 class CannedModel:
     """behaviour: good | fenced | malformed_then_good | partial | drop |
-    obey_injection | echo | unchanged | redact | varied (the n-th reply to
+    obey_injection | echo | unchanged | redact | exit (ends the process) | varied (the n-th reply to
     the same prompt: partial, redact, good, partial, ...: for best-of-n)."""
 
     def __init__(self, behaviour: str = "good"):
@@ -80,6 +80,10 @@ class CannedModel:
             return answer(text)
         if b == "redact":
             return answer(redact(text, spans))
+        if b == "exit":  # the process ends, as one killed for its memory (for `--workers` tests)
+            import os
+
+            os._exit(3)
         if b == "varied":
             return answer([reword(text, spans[:1]), redact(text, spans), reword(text, spans)][attempt % 3])
         raise ValueError(b)

@@ -1,0 +1,11 @@
+"""Running a command's per-document work in several processes (`--workers N`).
+
+`map_records(job, records, workers=N)` yields the job's results in input order,
+whatever order the workers finish in; the commands write them through
+`cli/output.atomic_output`, so a failure leaves no partial output file.
+`jobs.py` holds one job per command (what a worker builds once, what it does
+per document); `pool.py` the process pool on this machine.
+"""
+from .pool import Job, map_records
+
+__all__ = ["Job", "map_records"]
