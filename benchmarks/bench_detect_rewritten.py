@@ -58,6 +58,14 @@ def summary(ms: List[float]) -> Dict[str, float]:
             "max": round(float(a.max()), 1), "mean": round(float(a.mean()), 1)}
 
 
+def _where(path: Path) -> str:
+    """`path` relative to the checkout when inside it, else its last two parts."""
+    try:
+        return str(path.relative_to(REPO))
+    except ValueError:
+        return "/".join(path.parts[-2:])
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--index", type=Path, default=REPO / "indexes/echr", help="Index of assets/echr/collection.jsonl.")
@@ -86,8 +94,9 @@ def main() -> None:
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "pinned_cpu": cpu,
                     "loadavg_start": [round(x, 2) for x in os.getloadavg()]},
         "targets": TARGETS,
-        # The code measured (a paired run of older code sets PYTHONPATH to its tree).
-        "package": str(Path(spacy_linkguard.__file__).resolve().parent),
+        # The code measured (a paired run of older code sets PYTHONPATH to its
+        # tree): relative to this checkout, else the folder's name (no absolute path).
+        "package": _where(Path(spacy_linkguard.__file__).resolve().parent),
     }
     index = open_index(args.index)
     det = Detector(index, k=2, max_arity=3)
