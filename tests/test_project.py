@@ -305,10 +305,10 @@ def test_project_run_all_end_to_end(tmp_path):
         assert row["perplexity"] is not None and row["perplexity"] >= 1.0
     assert rows["input"]["linkable_prop_a1"] == 1.0
     # Guarantee mode: the rewrite loop's outputs are safe under source. The
-    # rare N-grams flagged in the input all go; of the combinations, the loop
-    # breaks each with its own picks (witnesses: the sources), so a span the
-    # input's hitting set chose may survive while no combination links.
-    assert rows["llm_a3"]["linkage_rate_a3_source"] == 0.0 and rows["llm_a3"]["linkable_prop_a1"] == 0.0
+    # loop breaks linkage with its own picks (witnesses: the sources; redaction
+    # also re-cuts the text), so a span flagged in the input may survive while
+    # nothing links the output to its source.
+    assert rows["llm_a3"]["linkage_rate_a3_source"] == 0.0
     assert rows["llm_a3"]["linkable_prop_a3"] < rows["input"]["linkable_prop_a3"]
     assert rows["llm_a1"]["linkage_rate_a1_source"] == 0.0
     # The queries' ids are documents of the collection: the loop detected under source.
