@@ -77,6 +77,11 @@ class Warnings(metaclass=ErrorsWithCodes):
             "the linkable proportion averages over the other {m}.")
     W252 = ("{path} is a second output for the row {key!r} (the first: {first}); "
             "it is left out. With max_arity 1 the two span-list runs are the same row.")
+    W253 = ("{path} covers only some of the queries (a smoke run) and there is no "
+            "committed output {stored} to score the row {key!r} from: the row is "
+            "left out (\"not run\") and {path} is shown as its smoke test. Rewrite "
+            "every query for the row (`--vars.llm_docs 0` in the project), or "
+            "commit a full run's outputs there.")
 
     # --- W280-W299: lexical paraphrasing baseline (spacy_linkguard/baselines)
     W280 = ("{n} of {total} flagged span(s) in {n_docs} document(s) had no WordNet "
@@ -418,6 +423,9 @@ class Errors(metaclass=ErrorsWithCodes):
             "`system` field: written before outputs carried system, model, k and "
             "max_arity). Re-run the step that writes it, or name its row as "
             "KEY={path} (keys: {known}).")
+    E263 = ("Cannot read {path}: {detail}. It maps each committed output file to "
+            "what produced it: {{\"out_llm_a1.jsonl\": {{\"model\": ..., \"machine\": "
+            "..., \"commit\": ..., \"date\": ..., \"command\": ...}}}}.")
 
     # --- E280-E299: lexical paraphrasing baseline (spacy_linkguard/baselines)
     E280 = ("The WordNet database was not found in {path} (missing: {missing}). "

@@ -67,9 +67,9 @@ def test_every_path_a_step_touches_is_declared(project):
         for line in cmd["script"]:
             for path in script_paths(line):
                 tokens.append(norm(path))
-                # An output folder argument (e.g. the report's OUT_DIR) is fine when
-                # what the step writes inside it is declared.
-                is_out_dir = any(norm(o).startswith(norm(path) + os.sep) for o in cmd["outputs"])
+                # A folder argument (the report's OUT_DIR, evaluate's --committed DIR) is
+                # fine when what the step writes or reads inside it is declared.
+                is_out_dir = any(norm(o).startswith(norm(path) + os.sep) for o in cmd["outputs"] + cmd["deps"])
                 assert covered(path, declared) or is_out_dir, f"{cmd['name']}: {path} is read or written but not declared"
         # The other way round: a declared output must be written by the script
         # (catches outputs pointing at a misspelled folder).
@@ -254,6 +254,10 @@ def make_project(tmp_path):
     (REPO / "models").mkdir(exist_ok=True)
     os.symlink(REPO / "models", proj / "models")  # models extracted once, shared with the repository
     tiny_corpus(proj / "assets" / "echr")
+    # With --vars.llm_docs 0 every LLM row is live; the committed GPU outputs
+    # (a dependency of evaluate) are an empty folder here.
+    (proj / "reports" / "echr-qwen25-gpu" / "outputs").mkdir(parents=True)
+    (proj / "reports" / "echr-qwen25-gpu" / "outputs" / "PROVENANCE.json").write_text("{}")
     cfg = (REPO / "configs" / "rewrite_cpu.cfg").read_text()
     canned = re.sub(r"\[components\.linkguard_rewrite\.model\]\n(?:[^\[\n].*\n?)*",
                     '[components.linkguard_rewrite.model]\n@llm_models = "linkguard_e2e.Canned.v1"\n\n', cfg)
@@ -274,7 +278,7 @@ def make_project(tmp_path):
 @pytest.mark.slow
 def test_project_run_all_end_to_end(tmp_path):
     proj, env = make_project(tmp_path)
-    overrides = ["--vars.n_eval_docs", "2", "--vars.llm_config", "configs/rewrite_canned.cfg",
+    overrides = ["--vars.n_eval_docs", "2", "--vars.llm_docs", "0", "--vars.llm_config", "configs/rewrite_canned.cfg",
                  "--vars.nospans_llm_config", "configs/rewrite_cpu_short.cfg", "--vars.nospans_passes", "1",
                  "--vars.lexical_passes", "1", "--vars.fig3_levels", "0,0.5", "--vars.fig3_ks", "1,5"]
     run = run_group([sys.executable, "-m", "weasel", "run", "all", str(proj), *overrides], proj, env, 1800)
@@ -338,7 +342,8 @@ def test_project_runs_with_max_arity_2(tmp_path):
     from spacy_linkguard.experiments.systems import systems_for
 
     proj, env = make_project(tmp_path)
-    overrides = ["--vars.n_eval_docs", "2", "--vars.max_arity", "2", "--vars.llm_config", "configs/rewrite_canned.cfg",
+    overrides = ["--vars.n_eval_docs", "2", "--vars.llm_docs", "0", "--vars.max_arity", "2",
+                 "--vars.llm_config", "configs/rewrite_canned.cfg",
                  "--vars.nospans_llm_config", "configs/rewrite_canned.cfg", "--vars.nospans_passes", "1",
                  "--vars.lexical_passes", "1", "--vars.sim_models", "all-MiniLM-L6-v2",
                  "--vars.fig3_levels", "0,0.5", "--vars.fig3_ks", "1,5"]

@@ -7,7 +7,7 @@ scorer is any callable `scorer(requests) -> scores`, so tests inject a cheap
 deterministic similarity instead of a sentence-transformers model.
 """
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 from ..errors import Errors, LinkguardError
 from ..llm.local_models import locate_sentence_model, offline_env
@@ -65,29 +65,43 @@ def harmonic_mean(x: float, y: float) -> float:
 
 class HarmonicScorer:
     """Score = harmonic mean of normalized edit distance (phrase vs candidate) and
-    the similarity of the contexts, the cosine clipped to [0, 1]."""
+    the similarity of the contexts, the cosine clipped to [0, 1].
+
+    Only the best candidate of a phrase is used, so a candidate whose score
+    cannot reach the best one found so far, even with similarity 1, is not
+    compared at all (its score is -inf): candidates go to the similarity in
+    rounds, each phrase's in the order of that bound, one a round, all phrases
+    of the call batched together. The best candidate and its score are those
+    of comparing every candidate (ties included: a candidate whose bound equals
+    the best score is still compared); the embedding model, the slow part,
+    sees a fraction of them.
+    """
 
     def __init__(self, similarity: Similarity) -> None:
         self.similarity = similarity
 
     def __call__(self, requests: Sequence[ScoringRequest]) -> List[List[float]]:
-        left: List[str] = []
-        right: List[str] = []
-        for req in requests:
-            left.extend([req.context] * len(req.candidate_contexts))
-            right.extend(req.candidate_contexts)
-        # One batched similarity call for the whole document.
-        sims = list(self.similarity(left, right)) if left else []
-        out: List[List[float]] = []
-        pos = 0
-        for req in requests:
-            scores = []
-            for cand in req.candidates:
-                sim = min(1.0, max(0.0, float(sims[pos])))
-                pos += 1
-                scores.append(harmonic_mean(normalized_edit_distance(req.original, cand), sim))
-            out.append(scores)
-        return out
+        edits = [[normalized_edit_distance(req.original, cand) for cand in req.candidates] for req in requests]
+        bounds = [[harmonic_mean(e, 1.0) for e in row] for row in edits]
+        order = [sorted(range(len(row)), key=lambda k, row=row: (-row[k], k)) for row in bounds]
+        out: List[List[float]] = [[float("-inf")] * len(req.candidates) for req in requests]
+        best = [float("-inf")] * len(requests)
+        done = [0] * len(requests)  # candidates of each phrase taken, in `order`
+        while True:
+            batch = []
+            for r, ranked in enumerate(order):
+                if done[r] < len(ranked) and bounds[r][ranked[done[r]]] >= best[r]:
+                    batch.append((r, ranked[done[r]]))
+                    done[r] += 1
+                else:
+                    done[r] = len(ranked)  # sorted by bound: none of the rest can reach the best
+            if not batch:
+                return out
+            sims = self.similarity([requests[r].context for r, _ in batch],
+                                   [requests[r].candidate_contexts[k] for r, k in batch])
+            for (r, k), sim in zip(batch, sims):
+                out[r][k] = harmonic_mean(edits[r][k], min(1.0, max(0.0, float(sim))))
+                best[r] = max(best[r], out[r][k])
 
 
 class EmbeddingSimilarity:
@@ -98,18 +112,22 @@ class EmbeddingSimilarity:
     """
 
     def __init__(self, model: str = DEFAULT_SENTENCE_MODEL, *, device: str = "cpu",
-                 batch_size: int = 128) -> None:
+                 batch_size: int = 128, cache_size: int = 50_000) -> None:
         self.model_name = model
         self.device = device
         self.batch_size = batch_size
+        self.cache_size = cache_size  # embeddings kept between calls (emptied when full)
         self._model = None
+        self._cache: Dict[str, Any] = {}
 
     def __reduce__(self):
-        return (type(self), (self.model_name,), {"device": self.device, "batch_size": self.batch_size})
+        return (type(self), (self.model_name,), {"device": self.device, "batch_size": self.batch_size,
+                                                 "cache_size": self.cache_size})
 
     def __setstate__(self, state: Dict) -> None:
         self.__dict__.update(state)
         self._model = None
+        self._cache = {}
 
     @property
     def model(self):
@@ -118,13 +136,18 @@ class EmbeddingSimilarity:
         return self._model
 
     def __call__(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> List[float]:
-        unique: Dict[str, int] = {}
-        for t in list(texts_a) + list(texts_b):
-            unique.setdefault(t, len(unique))
-        emb = self.model.encode(list(unique), batch_size=self.batch_size,
-                                normalize_embeddings=True, convert_to_numpy=True,
-                                show_progress_bar=False)
-        return [float(emb[unique[a]] @ emb[unique[b]]) for a, b in zip(texts_a, texts_b)]
+        # Texts embedded by an earlier call (a phrase's context, compared again
+        # with its next candidate) are not embedded again.
+        texts = list(dict.fromkeys(list(texts_a) + list(texts_b)))
+        missing = [t for t in texts if t not in self._cache]
+        if len(self._cache) + len(missing) > self.cache_size:
+            self._cache.clear()
+            missing = texts
+        if missing:
+            emb = self.model.encode(missing, batch_size=self.batch_size, normalize_embeddings=True,
+                                    convert_to_numpy=True, show_progress_bar=False)
+            self._cache.update(zip(missing, emb))
+        return [float(self._cache[a] @ self._cache[b]) for a, b in zip(texts_a, texts_b)]
 
 
 def load_sentence_model(name: str, *, device: str = "cpu"):

@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from ..corpus import Record
 from ..errors import LinkguardWarning, Warnings
 from .metrics import document_linkage_rate, edit_volume, linkable_proportion, mean_defined, placeholders_added, ratio_to
-from .systems import PAPER_ARITY, cost_of, get_system, read_outputs, row_verdict, systems_for
+from .systems import PAPER_ARITY, cost_of, get_system, read_output_objects, read_outputs, row_verdict, systems_for
 
 Sources = Optional[List[str]]
 
@@ -134,6 +134,7 @@ def evaluate_systems(
     queries_path: Any = "queries",
     progress: bool = True,
     max_arity: Optional[int] = None,
+    provenance: Optional[Dict[str, Dict[str, Any]]] = None,
 ) -> Dict[str, Any]:
     """Score each approach's output file; the input d' itself is the first row.
 
@@ -149,6 +150,11 @@ def evaluate_systems(
     row_models: system key -> the model named in its row (default: the
         `model` its output lines record).
     max_arity: the rows' span-list arity (`systems_for`); default the widest detector's.
+    provenance: system key -> what produced its committed output file
+        (`partial_rows`), stated in the row as `provenance` (None: this run).
+        A smoke row (`System.smoke`) and a row from committed outputs are
+        scored over the documents their file covers (`n_docs` says how many);
+        their perplexity_vs_input is over the input's on those documents.
     RETURNS (dict): {"systems": [row, ...], "per_doc": {key: {...}},
         "n_without_sources": int}. A row holds the means of the per-document
         metrics (`score_documents`, `before_guarantee`, similarity,
@@ -214,19 +220,28 @@ def evaluate_systems(
     entries: List[Tuple[str, Optional[Path]]] = [("input", None)] + [(k, Path(p)) for k, p in system_files]
     for key, path in tqdm(entries, desc="approaches", disable=not progress):
         system = get_system(key, path or "--system", rows_arity)
+        keep = list(range(len(queries)))
         if path is None:
             objs = [{"id": q.id, "text": q.text} for q in queries]
             verdict, verdict_counts = None, {}
         else:
-            objs = read_outputs(path, queries, queries_path)
+            if system.smoke or key in (provenance or {}):  # a smoke run or a committed run may cover some documents only
+                by_id = read_output_objects(path)
+                keep = [i for i, doc_id in enumerate(ids) if doc_id in by_id]
+                objs = [by_id[ids[i]] for i in keep]
+            else:
+                objs = read_outputs(path, queries, queries_path)
             verdict, verdict_counts = row_verdict(objs)
         line_model = next((o["model"] for o in objs if o.get("model")), "")
         outputs = [o["text"] for o in objs]
+        row_inputs = [inputs[i] for i in keep]
+        row_spans = {m: [spans[i] for i in keep] for m, spans in input_spans.items()}
+        row_sources = None if sources is None else [sources[i] for i in keep]
         t0 = time.perf_counter()
-        per_doc = score_documents(inputs, outputs, input_spans, is_safe, sources, placeholder)
+        per_doc = score_documents(row_inputs, outputs, row_spans, is_safe, row_sources, placeholder)
         if any("text_before_guarantee" in o for o in objs):
-            per_doc.update(before_guarantee(objs, input_spans))
-        per_doc["similarity"] = {e.name: _sims(e, inputs, outputs) for e in embedders}  # type: ignore[assignment]
+            per_doc.update(before_guarantee(objs, row_spans))
+        per_doc["similarity"] = {e.name: _sims(e, row_inputs, outputs) for e in embedders}  # type: ignore[assignment]
         if scorer is not None:
             per_doc["perplexity"] = scorer.perplexities(outputs, progress=progress)
         if top is not None:
@@ -243,6 +258,8 @@ def evaluate_systems(
             paper_key=system.paper_key,
             model=(row_models or {}).get(key, line_model),
             file=str(path) if path else str(queries_path),
+            provenance=(provenance or {}).get(key),
+            smoke=system.smoke,
             n_docs=len(objs),
             n_flagged={f"a{m}": sum(len(s) for s in input_spans[m]) for m in input_spans},
             verdict=verdict,
@@ -252,10 +269,16 @@ def evaluate_systems(
             eval_seconds=time.perf_counter() - t0,
         )
         rows.append(row)
-        per_doc_all[key] = {"ids": ids, "sources": sources or [None] * len(ids), **per_doc, "cost": costs}
+        per_doc_all[key] = {"ids": [ids[i] for i in keep], "sources": row_sources or [None] * len(keep),
+                            **per_doc, "cost": costs}
     base = rows[0].get("perplexity") if rows else None  # the input d' (first row)
+    input_ppl = per_doc_all.get("input", {}).get("perplexity")
     for row in rows:
-        row["perplexity_vs_input"] = ratio_to(row.get("perplexity"), base)
+        ref = base
+        if row["n_docs"] < len(ids) and input_ppl is not None:  # the input's mean over the same documents
+            where = set(per_doc_all[row["key"]]["ids"])
+            ref = mean_defined([p for doc_id, p in zip(ids, input_ppl) if doc_id in where])
+        row["perplexity_vs_input"] = ratio_to(row.get("perplexity"), ref)
     return {"systems": rows, "per_doc": per_doc_all, "n_without_sources": n_without_sources}
 
 
@@ -285,6 +308,7 @@ def run_evaluation(
     settings: Optional[Dict[str, Any]] = None,
     dataset: str = "",
     progress: bool = True,
+    committed: Optional[Path] = None,
 ) -> Dict[str, Any]:
     """The `evaluate` step: load the index, detectors and models, score every
     approach (`evaluate_systems`) and add what the report shows of the run.
@@ -298,6 +322,9 @@ def run_evaluation(
         tokens, its score cache `ppl_cache`.
     row_models: system key -> model named in its row (the input row names "–").
     settings: NAME -> VALUE for the report's settings table.
+    committed: folder of a full run's LLM outputs: an LLM output covering only
+        some queries is scored from the file of the same name there, and
+        shown as a smoke row beside it (`partial_rows`).
     RETURNS (dict): the results JSON that `report` reads.
     RAISES: LinkguardError E283 (max_arity not 1..3) and those of the index,
         the output files and the models.
@@ -311,17 +338,18 @@ def run_evaluation(
     from ..index import open_index
     from ..paths import portable_path
     from .similarity import Embedder, locate_model
-    from .systems import lines_setting
+    from .systems import lines_setting, partial_rows
     from .systems import system_files as read_system_files
 
     files = read_system_files(system_specs)
+    queries_list = list(iter_records(queries))
     tags = [t for _, _, t in files]
     k = k if k is not None else (lines_setting(tags, "k") or 2)
     max_arity = max_arity if max_arity is not None else (lines_setting(tags, "max_arity") or PAPER_ARITY)
     if max_arity not in (1, 2, 3):
         raise LinkguardError(Errors.E283.format(name="--max-arity", expected="1, 2 or 3", value=max_arity))
+    files, provenance = partial_rows(files, [q.id for q in queries_list], committed, max_arity)
     systems = [(key, path) for key, path, _ in files]
-    queries_list = list(iter_records(queries))
     idx = open_index(index)
     detectors = {m: Detector(idx, k=k, max_arity=m) for m in sorted({1, max_arity})}
     embedders, model_info, unavailable = [], [], {}
@@ -343,7 +371,7 @@ def run_evaluation(
     results = evaluate_systems(
         queries_list, systems, detectors=detectors, embedders=embedders, unavailable_models=unavailable,
         scorer=scorer, row_models={"input": "\u2013", **(row_models or {})}, queries_path=str(queries),
-        progress=progress, max_arity=max_arity,
+        progress=progress, max_arity=max_arity, provenance=provenance,
     )
     stats = idx.stats()
     results.update(
@@ -357,6 +385,6 @@ def run_evaluation(
         index={"path": portable_path(index), "n_docs": stats.get("n_docs"), "checksum": stats.get("checksum"),
                "n_ngrams": stats.get("n_ngrams"), "mean_postings": stats.get("mean_postings")},
         settings={"dataset": dataset, "queries": portable_path(queries), "k": k, "max_arity": max_arity,
-                  **(settings or {})},
+                  **({"committed": portable_path(committed)} if committed else {}), **(settings or {})},
     )
     return results

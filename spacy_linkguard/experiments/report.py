@@ -111,7 +111,7 @@ def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str
             continue
         if row is None:
             row = {"label": system.label, "model": "not run", "similarity": {}}
-        label = {"ours": row["label"], "paper": None}
+        label = {"ours": row["label"] + (" (re-scored)" if row.get("provenance") else ""), "paper": None}
         linkage.append([
             label,
             {"ours": verdict_words(row), "paper": None},
@@ -147,9 +147,35 @@ def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str
         ])
     return {"linkage_header": linkage_header, "linkage": linkage, "quality_header": quality_header,
             "quality": quality, "cost_header": cost_header, "cost": cost, "sim_models": models,
+            "origins": row_origins(results),
             "max_arity": arities[-1], "k": k, "n_without_sources": n_without_sources(results),
             "n_docs": results.get("n_docs"),
             "placeholder": next((r["placeholder"] for r in results.get("systems", []) if r.get("placeholder")), None)}
+
+
+PROVENANCE_FIELDS = ("model", "machine", "commit", "date", "command", "note")
+
+
+def row_origins(results: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """Where each row's outputs come from, for the report: [{"label", "origin",
+    "details": [(field, value), ...]}] in table order. origin: "this run";
+    "re-scored" (outputs committed by an earlier run, e.g. on a GPU, scored
+    again by this run's `evaluate`; details from their PROVENANCE.json); or
+    "smoke test" (a live run over a few documents, scored over those only)."""
+    out = []
+    for row in results.get("systems", []):
+        prov = row.get("provenance")
+        if prov:
+            details = [("file", prov.get("file"))] + [(f, prov[f]) for f in PROVENANCE_FIELDS if prov.get(f)]
+            if row.get("n_docs") != results.get("n_docs"):
+                details.append(("documents", f"{row.get('n_docs')} of {results.get('n_docs')} (the others were not rewritten by that run)"))
+            out.append({"label": row["label"] + " (re-scored)", "origin": "re-scored", "details": details})
+        elif row.get("smoke"):
+            out.append({"label": row["label"], "origin": "smoke test",
+                        "details": [("documents", row.get("n_docs")), ("model", row.get("model")), ("file", row.get("file"))]})
+        else:
+            out.append({"label": row["label"], "origin": "this run", "details": []})
+    return out
 
 
 def verdict_words(row: Dict[str, Any]) -> str:

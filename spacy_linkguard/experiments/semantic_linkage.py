@@ -145,6 +145,7 @@ def run_semantic_linkage(
     cache_dir: Optional[Path] = None,
     placeholder: str = "[REDACTED]",
     progress: bool = True,
+    committed: Optional[Path] = None,
 ) -> Dict[str, Any]:
     """Figure 3: how often each query's original stays in the top k of the
     collection by embedding cosine, after redacting each share of its words.
@@ -155,6 +156,9 @@ def run_semantic_linkage(
     max_queries: use at most this many queries (0: all). seed: of the word choice.
     systems: (name, OUTPUT.jsonl) pairs: these rewritten documents are ranked
         too, with no extra redaction.
+    committed: folder of a full run's outputs: a system file covering only
+        some of the queries (a smoke run) is replaced by the file of the same
+        name there (`committed_stand_in`; kept as it is, with W253, when there is none).
     cache_dir: folder to cache the collection embeddings in.
     RETURNS (dict): the results JSON (`plot_figure3` draws it).
     RAISES: LinkguardError E257 (a query or output id not in the collection)
@@ -164,7 +168,7 @@ def run_semantic_linkage(
 
     from ..corpus import iter_records
     from .similarity import Embedder
-    from .systems import read_output_objects
+    from .systems import committed_stand_in, read_output_objects
 
     k_list = sorted(ks)
     coll = list(iter_records(collection))
@@ -187,7 +191,8 @@ def run_semantic_linkage(
         results_levels.append(LevelResult(level, len(qs), hits_at_k(ranks, k_list)).to_dict())
     by_system = {}
     for name, path in systems:
-        objs = list(read_output_objects(Path(path)).values())
+        path = committed_stand_in(Path(path), [q.id for q in qs], committed, name) or Path(path)
+        objs = list(read_output_objects(path).values())
         for o in objs:
             if o["id"] not in pos:
                 raise LinkguardError(Errors.E257.format(doc_id=o["id"], path=collection))

@@ -28,10 +28,13 @@ class System:
     label: str
     paper_key: Optional[str]  # row of the reference table, if the paper has one
     optional: bool = False  # shown only when run (a comparison, not a row of the paper)
+    smoke: bool = False  # a live smoke test scored over the documents it covers only (`partial_rows`)
 
 
 PAPER_ARITY = 3  # the paper's span-list rows are "arity 1" and "arity <= 3"
-SPAN_SYSTEMS = ("llm", "lexical")  # line systems whose row depends on the line's max_arity
+SPAN_SYSTEMS = ("llm", "lexical")
+LLM_ROWS = ("llm_nospans", "llm_a1")  # with llm_a<m>: the rows a GPU run produces
+PROVENANCE_FILE = "PROVENANCE.json"  # beside committed outputs: who made each file  # line systems whose row depends on the line's max_arity
 TAGS = ("system", "model", "k", "max_arity")  # what every output line records
 
 
@@ -57,6 +60,10 @@ def systems_for(max_arity: int = PAPER_ARITY) -> List[System]:
         # (`rewrite --verdict any`; evaluate --system llm_a<m>_any=PATH).
         rows.append(System(f"llm_a{m}_any", f"LLM rewrite, spans of {_arity(m)}, any verdict", None, optional=True))
     rows.append(System(f"lexical_a{m}", f"Lexical rewrite, spans of {_arity(m)}", None))
+    # A live LLM run over a few documents, beside the row re-scored from
+    # committed outputs (`partial_rows`): a smoke test, not a result.
+    for row in [r for r in rows if r.key in LLM_ROWS or r.key == f"llm_a{m}"]:
+        rows.append(System(f"{row.key}_smoke", f"{row.label}: live smoke test", None, optional=True, smoke=True))
     return rows
 
 
@@ -243,3 +250,75 @@ def lines_setting(tags: Sequence[Dict[str, Any]], name: str) -> Optional[int]:
     """The largest `k` or `max_arity` the output files record (None if none does)."""
     values = [t.get(name) for t in tags if isinstance(t.get(name), int)]
     return max(values) if values else None
+
+
+def read_provenance(folder: Path) -> Dict[str, Dict[str, Any]]:
+    """File name -> what produced it (model, machine, commit, date, command,
+    note), from FOLDER/PROVENANCE.json; {} when the folder has none.
+
+    RAISES: LinkguardError E263 when the file is not a JSON object of objects.
+    """
+    import json
+
+    path = Path(folder) / PROVENANCE_FILE
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf8"))
+    except (OSError, ValueError) as e:
+        raise LinkguardError(Errors.E263.format(path=path, detail=f"{type(e).__name__}: {e}")) from None
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise LinkguardError(Errors.E263.format(path=path, detail="expected {\"FILE.jsonl\": {\"model\": ..., ...}, ...}"))
+    return data
+
+
+def committed_stand_in(path: Path, query_ids: Any, committed: Optional[Path], key: str = "") -> Optional[Path]:
+    """The committed output that stands in for `path` when `path` covers only
+    some of `query_ids` (a live smoke run): the file of the same name in
+    `committed`. None when `path` covers them all, `committed` is None, or
+    there is no such file (W253: the row is left out).
+    """
+    if committed is None or set(query_ids) <= set(read_output_objects(Path(path))):
+        return None
+    stored = Path(committed) / Path(path).name
+    if not stored.is_file():
+        warnings.warn(Warnings.W253.format(path=path, key=key or Path(path).stem, stored=stored), LinkguardWarning)
+        return None
+    return stored
+
+
+def partial_rows(
+    files: Sequence[Tuple[str, Path, Dict[str, Any]]],
+    query_ids: Sequence[str],
+    committed: Optional[Path],
+    max_arity: int = PAPER_ARITY,
+) -> Tuple[List[Tuple[str, Path, Dict[str, Any]]], Dict[str, Dict[str, Any]]]:
+    """Rows for LLM outputs that cover only some of the queries (a live smoke
+    run): the row is scored from the committed output of the same file name in
+    `committed` (`committed_stand_in`; left out with W253 when there is none)
+    and the live file becomes the row's smoke test (`<key>_smoke`, scored over
+    its own documents). Files that cover every query, and every file when
+    `committed` is None, are kept as they are.
+
+    RETURNS (tuple): (files, provenance): the (key, path, tags) rows, and row
+        key -> {"file", **what PROVENANCE.json says of it} for rows scored from
+        committed outputs.
+    RAISES: LinkguardError E263 (malformed PROVENANCE.json).
+    """
+    llm_keys = set(LLM_ROWS) | {f"llm_a{max_arity}"}
+    if committed is None:
+        return list(files), {}
+    wanted = set(query_ids)
+    known = read_provenance(committed)
+    out: List[Tuple[str, Path, Dict[str, Any]]] = []
+    provenance: Dict[str, Dict[str, Any]] = {}
+    for key, path, tags in files:
+        if key not in llm_keys or wanted <= set(read_output_objects(path)):
+            out.append((key, path, tags))
+            continue
+        stored = committed_stand_in(path, wanted, committed, key)
+        if stored is not None:
+            out.append((key, stored, read_tags(stored)))
+            provenance[key] = {"file": str(stored), **known.get(path.name, {})}
+        out.append((f"{key}_smoke", path, tags))
+    return out, provenance

@@ -70,14 +70,57 @@ def test_harmonic_scorer_hand_computed():
         ScoringRequest("ab", ("12",), "ctx ab", ("ctx 12",)),
     ]
     scores = scorer(requests)
-    # edit 0.5, sim 1.0 -> 2/3; edit 1.0, sim 0.5 -> 2/3; edit 0.25, sim 1.7 clipped to 1 -> 0.4;
-    # edit 1.0, sim -0.3 clipped to 0 -> 0; edit 1.0, sim 0.6 -> 0.75.
-    assert scores[0] == pytest.approx([2 / 3, 2 / 3, 0.4, 0.0])
+    # edit 0.5, sim 1.0 -> 2/3; edit 1.0, sim 0.5 -> 2/3; edit 1.0, sim -0.3 clipped to 0 -> 0;
+    # edit 1.0, sim 0.6 -> 0.75. "abcz" (edit 0.25) could score at most 0.4 < 2/3: never compared.
+    assert scores[0][:2] == pytest.approx([2 / 3, 2 / 3]) and scores[0][3] == 0.0
+    assert scores[0][2] == float("-inf")
     assert scores[1] == pytest.approx([0.75])
-    # One batched call, each candidate context paired with its own request's context.
-    assert len(seen) == 1
-    assert seen[0][0] == ["ctx abcd"] * 4 + ["ctx ab"]
+    # Rounds by bound (edit 1.0: bound 1; 0.5: 2/3), one candidate of each phrase a round,
+    # each candidate context paired with its own request's context.
+    assert seen == [(["ctx abcd", "ctx ab"], ["ctx wxyz", "ctx 12"]),
+                    (["ctx abcd"], ["ctx zzzz"]),
+                    (["ctx abcd"], ["ctx abxy"])]  # bound 2/3 ties the best: still compared
     assert scorer([]) == []
+
+
+def _best(scores):
+    """The caller's choice (baselines/paraphrase.py): the highest score, the first on ties."""
+    k = max(range(len(scores)), key=lambda i: (scores[i], -i))
+    return k, scores[k]
+
+
+def test_pruned_scorer_picks_what_scoring_every_candidate_picks():
+    """Oracle: every candidate scored (the harmonic mean of edit distance and the
+    clipped similarity). Similarities are drawn from a few values so that ties occur."""
+    rng = random.Random(11)
+    total = compared = 0
+    for _ in range(300):
+        table = {}
+
+        def similarity(a, b):
+            nonlocal compared
+            compared += len(b)
+            return [table[y] for y in b]
+
+        requests = []
+        for r in range(rng.randint(1, 6)):
+            original = "".join(rng.choice("abcd") for _ in range(rng.randint(1, 5)))
+            cands = tuple(dict.fromkeys("".join(rng.choice("abcdxy") for _ in range(rng.randint(1, 5)))
+                                        for _ in range(rng.randint(1, 8))))
+            ctxs = tuple(f"{r}:{c}" for c in cands)
+            for c in ctxs:
+                table[c] = rng.choice([-0.2, 0.3, 0.5, 0.8, 1.0, 1.2])
+            requests.append(ScoringRequest(original, cands, f"ctx{r}", ctxs))
+        got = HarmonicScorer(similarity)(requests)
+        for req, scores in zip(requests, got):
+            full = [harmonic_mean(normalized_edit_distance(req.original, c), min(1.0, max(0.0, table[x])))
+                    for c, x in zip(req.candidates, req.candidate_contexts)]
+            assert _best(scores) == _best(full)
+            # Every score given is the true one; the others could not have won.
+            for s, f in zip(scores, full):
+                assert s == f or (s == float("-inf") and f <= _best(full)[1])
+            total += len(req.candidates)
+    assert compared < total  # and some candidates were never compared
 
 
 def test_unknown_sentence_model_is_a_coded_error(tmp_path):
@@ -93,3 +136,20 @@ def test_embedding_similarity_real_model():
     assert values[0] == pytest.approx(1.0, abs=1e-4)
     assert values[1] > values[2] + 0.3
     assert all(-1.0 <= v <= 1.0 + 1e-6 for v in values)
+
+
+@pytest.mark.slow
+def test_embedding_similarity_reuses_embeddings_between_calls():
+    sim = EmbeddingSimilarity(cache_size=4)
+    a, b, c = "The court rejected the complaint.", "The tribunal dismissed it.", "Bananas are yellow."
+    first = sim([a], [b])
+    encoded = []
+    original = sim.model.encode
+    sim.model.encode = lambda texts, **kw: (encoded.append(list(texts)), original(texts, **kw))[1]
+    assert sim([a], [b]) == first and encoded == []  # both cached
+    assert sim([a], [c])[0] == pytest.approx(EmbeddingSimilarity()([a], [c])[0], abs=1e-5)
+    assert encoded == [[c]]
+    sim([b], ["one"])  # a, b, c and "one": 4, still fits
+    assert encoded[-1] == ["one"]
+    sim([b], ["two"])  # a fifth text: the cache is emptied, then holds what this call needs
+    assert encoded[-1] == [b, "two"] and set(sim._cache) == {b, "two"}

@@ -53,12 +53,15 @@ def test_rows_follow_max_arity():
 
     two = systems_for(2)
     assert [s.key for s in two] == ["input", "llm_nospans", "wordnet", "llm_a1", "llm_a2", "llm_a2_any",
-                                    "lexical_a2"]
-    assert [s.key for s in two if s.optional] == ["llm_a2_any"]
+                                    "lexical_a2", "llm_nospans_smoke", "llm_a1_smoke", "llm_a2_smoke"]
+    assert [s.key for s in two if s.optional] == ["llm_a2_any", "llm_nospans_smoke", "llm_a1_smoke", "llm_a2_smoke"]
+    assert [s.key for s in two if s.smoke] == ["llm_nospans_smoke", "llm_a1_smoke", "llm_a2_smoke"]
+    assert get_system("llm_a1_smoke", max_arity=2).label == "LLM rewrite, spans of arity 1: live smoke test"
     assert get_system("llm_a2_any", max_arity=2).label == "LLM rewrite, spans of arity <= 2, any verdict"
     assert next(s for s in two if s.key == "llm_a2").label == "LLM rewrite, spans of arity <= 2"
     assert next(s for s in two if s.key == "llm_a2").paper_key is None  # the paper reports arity <= 3 only
-    assert [s.key for s in systems_for(1)] == ["input", "llm_nospans", "wordnet", "llm_a1", "lexical_a1"]
+    assert [s.key for s in systems_for(1)] == ["input", "llm_nospans", "wordnet", "llm_a1", "lexical_a1",
+                                               "llm_nospans_smoke", "llm_a1_smoke"]
     assert get_system("llm_a2", max_arity=2).key == "llm_a2"
     with pytest.raises(LinkguardError, match="E255"):
         get_system("llm_a3", max_arity=2)

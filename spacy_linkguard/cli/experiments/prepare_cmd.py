@@ -1,6 +1,7 @@
 """`prepare`: pick the evaluation documents from a query corpus (seeded, reproducible;
 `experiments/prepare.py`)."""
 from pathlib import Path
+from typing import Optional
 
 import typer
 
@@ -14,12 +15,15 @@ def prepare_cmd(
     out: Path = typer.Argument(..., help="JSONL file to write the chosen documents to."),
     n_docs: int = typer.Option(5, "--n-docs", help="How many documents to evaluate on (0: all)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the random choice."),
+    shortest: bool = typer.Option(False, "--shortest", help="Take the N shortest documents instead of a random choice (a quick smoke run)."),
+    flagged_in: Optional[Path] = typer.Option(None, "--flagged-in", help="A `detect` output: choose among the documents with a flagged span there (so a smoke run gives the rewriter work)."),
 ) -> None:
-    """Choose N documents at random (seeded), keep their file order, write them to OUT."""
+    """Choose N documents at random (seeded) or the N shortest, keep their file order, write them to OUT."""
     from ...experiments.prepare import prepare_queries
     from ..output import refuse_same_file
 
     with coded_errors():
         refuse_same_file(out, queries)  # E012: never overwrite the input
-        n, n_total = prepare_queries(queries, out, n_docs=n_docs, seed=seed)
-    typer.echo(f"{n} of {n_total} document(s) of {queries} -> {out} (seed {seed})", err=True)
+        n, n_total = prepare_queries(queries, out, n_docs=n_docs, seed=seed, shortest=shortest, flagged_in=flagged_in)
+    how = "the shortest" if shortest and n < n_total else f"seed {seed}"
+    typer.echo(f"{n} of {n_total} document(s) of {queries} -> {out} ({how})", err=True)

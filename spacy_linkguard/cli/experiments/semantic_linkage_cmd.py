@@ -1,7 +1,7 @@
 """`semantic-linkage`: the paper's Figure 3 -- embedding search after redacting a growing
 share of words (`experiments/semantic_linkage.py`)."""
 from pathlib import Path
-from typing import List
+from typing import List, Optional
 
 import typer
 
@@ -22,6 +22,7 @@ def semantic_linkage_cmd(
     seed: int = typer.Option(0, "--seed", help="Seed of the word choice."),
     system: List[str] = typer.Option([], "--system", help="NAME=OUTPUT.jsonl: also rank these rewritten documents (no extra redaction)."),
     cache_dir: Path = typer.Option(None, "--cache-dir", help="Folder to cache collection embeddings in."),
+    committed: Optional[Path] = typer.Option(None, "--committed", help="Folder of a full run's outputs: a --system file covering only some queries (a smoke run) is replaced by the file of the same name there."),
     placeholder: str = typer.Option("[REDACTED]", "--placeholder", help="Word replacement."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars on stderr."),
 ) -> None:
@@ -34,7 +35,7 @@ def semantic_linkage_cmd(
         result = run_semantic_linkage(
             queries, collection, model=model, levels=parse_levels(levels), ks=parse_ks(ks),
             max_queries=max_queries, seed=seed, systems=[(s.partition("=")[0], s.partition("=")[2]) for s in system],
-            cache_dir=cache_dir, placeholder=placeholder, progress=progress,
+            cache_dir=cache_dir, placeholder=placeholder, progress=progress, committed=committed,
         )
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(result, indent=1), encoding="utf-8")
