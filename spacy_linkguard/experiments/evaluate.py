@@ -217,6 +217,7 @@ def evaluate_systems(
 
     rows: List[Dict[str, Any]] = []
     per_doc_all: Dict[str, Any] = {}
+    input_vecs: Dict[str, Any] = {}  # model -> embeddings of the inputs, made once for every row
     entries: List[Tuple[str, Optional[Path]]] = [("input", None)] + [(k, Path(p)) for k, p in system_files]
     for key, path in tqdm(entries, desc="approaches", disable=not progress):
         system = get_system(key, path or "--system", rows_arity)
@@ -241,9 +242,14 @@ def evaluate_systems(
         per_doc = score_documents(row_inputs, outputs, row_spans, is_safe, row_sources, placeholder)
         if any("text_before_guarantee" in o for o in objs):
             per_doc.update(before_guarantee(objs, row_spans))
-        per_doc["similarity"] = {e.name: _sims(e, row_inputs, outputs) for e in embedders}  # type: ignore[assignment]
+        per_doc["similarity"] = {e.name: _sims(e, inputs, input_vecs, keep, outputs) for e in embedders}  # type: ignore[assignment]
         if scorer is not None:
-            per_doc["perplexity"] = scorer.perplexities(outputs, progress=progress)
+            values = scorer.perplexities(outputs, progress=progress)
+            # Cache only (`--ppl-cache-only`): a row is scored in full or not at
+            # all, never as a mean over the documents that happened to be cached.
+            if getattr(scorer, "cache_only", False) and any(v is None for v in values):
+                values = [None] * len(values)
+            per_doc["perplexity"] = values
         if top is not None:
             per_doc[f"remaining_spans_a{top}"] = [
                 [[sp.start_char, sp.end_char, sp.label] for sp in detect_top(o).spans] for o in outputs
@@ -282,10 +288,19 @@ def evaluate_systems(
     return {"systems": rows, "per_doc": per_doc_all, "n_without_sources": n_without_sources}
 
 
-def _sims(embedder: Any, inputs: Sequence[str], outputs: Sequence[str]) -> List[float]:
-    from .similarity import document_similarities
+def _sims(embedder: Any, inputs: Sequence[str], input_vecs: Dict[str, Any], keep: Sequence[int],
+          outputs: Sequence[str]) -> List[float]:
+    """Cosine of each output with its input, inputs[keep[i]] (`document_similarities`);
+    the inputs are embedded once, into `input_vecs[embedder.name]`, for every row."""
+    from .similarity import paired_cosine
 
-    return document_similarities(embedder, inputs, outputs)
+    if embedder.name not in input_vecs:
+        input_vecs[embedder.name] = embedder.embed(inputs)
+    if not outputs:
+        return []
+    mine = input_vecs[embedder.name][list(keep)]
+    same = list(outputs) == [inputs[i] for i in keep]  # the input row, or nothing changed
+    return [float(x) for x in paired_cosine(mine, mine if same else embedder.embed(outputs))]
 
 
 def known_system_keys(max_arity: int = PAPER_ARITY) -> List[str]:
@@ -309,6 +324,7 @@ def run_evaluation(
     dataset: str = "",
     progress: bool = True,
     committed: Optional[Path] = None,
+    ppl_cache_only: bool = False,
 ) -> Dict[str, Any]:
     """The `evaluate` step: load the index, detectors and models, score every
     approach (`evaluate_systems`) and add what the report shows of the run.
@@ -319,7 +335,8 @@ def run_evaluation(
     sim_models: sentence-transformers models; those not installed are recorded
         as unavailable (W250). ppl_model: the perplexity LM (`PerplexityScorer`),
         None or "none" to leave perplexity out; its window is `ppl_max_length`
-        tokens, its score cache `ppl_cache`.
+        tokens, its score cache `ppl_cache`; with `ppl_cache_only` nothing
+        is computed, and a row with a text not in the cache has no perplexity.
     row_models: system key -> model named in its row (the input row names "–").
     settings: NAME -> VALUE for the report's settings table.
     committed: folder of a full run's LLM outputs: an LLM output covering only
@@ -367,7 +384,7 @@ def run_evaluation(
         from .perplexity import PerplexityScorer
 
         scorer = PerplexityScorer(ppl_model, models_dir=models_dir, max_length=ppl_max_length,
-                                  stride=ppl_max_length // 2, cache=ppl_cache)
+                                  stride=ppl_max_length // 2, cache=ppl_cache, cache_only=ppl_cache_only)
     results = evaluate_systems(
         queries_list, systems, detectors=detectors, embedders=embedders, unavailable_models=unavailable,
         scorer=scorer, row_models={"input": "\u2013", **(row_models or {})}, queries_path=str(queries),
@@ -381,7 +398,8 @@ def run_evaluation(
         n_docs=len(queries_list),
         similarity_models=model_info,
         perplexity_model=({"name": ppl_model, "file": portable_path(scorer.file),
-                           "cached": scorer.n_cached, "computed": scorer.n_computed} if scorer else None),
+                           "cached": scorer.n_cached, "computed": scorer.n_computed,
+                           "cache_only": scorer.cache_only, "missing": scorer.n_missing} if scorer else None),
         index={"path": portable_path(index), "n_docs": stats.get("n_docs"), "checksum": stats.get("checksum"),
                "n_ngrams": stats.get("n_ngrams"), "mean_postings": stats.get("mean_postings")},
         settings={"dataset": dataset, "queries": portable_path(queries), "k": k, "max_arity": max_arity,

@@ -162,10 +162,13 @@ class PerplexityScorer:
 
     def __init__(self, name: str = DEFAULT_PPL_MODEL, *, models_dir: Optional[Path] = None,
                  max_length: int = 1024, stride: int = 512, device: str = "cpu",
-                 cache: Optional[Path] = None):
+                 cache: Optional[Path] = None, cache_only: bool = False):
         """Find the model (GGUF or transformers folder); load it when first needed, offline.
 
         cache (Optional[Path]): A `PerplexityCache` JSONL file read and extended.
+        cache_only (bool): Compute nothing: a text not in `cache` has no
+            perplexity (None; counted in `n_missing`). For a CPU, where a long
+            document takes tens of seconds: scores made on a GPU are read.
         RAISES: LinkguardError E252 when the model is missing (here) or cannot
             be loaded (at the first text that is not cached).
         """
@@ -177,7 +180,8 @@ class PerplexityScorer:
         self.stride = min(stride, max_length - 1)
         self.cache = PerplexityCache(cache) if cache is not None else None
         self.fingerprint = model_fingerprint(self.folder, self.gguf) if cache is not None else None
-        self.n_cached = self.n_computed = 0
+        self.cache_only = cache_only
+        self.n_cached = self.n_computed = self.n_missing = 0
         self._model = self._tokenizer = None
 
     def _load(self) -> None:
@@ -231,8 +235,15 @@ class PerplexityScorer:
             count += n_scored
         return total, count
 
-    def scored_nll(self, text: str) -> Tuple[float, int]:
-        """`token_nll`, read from the cache when it is there (and added when not)."""
+    def scored_nll(self, text: str) -> Optional[Tuple[float, int]]:
+        """`token_nll`, read from the cache when it is there (and added when
+        not); None for a text not in the cache with `cache_only`."""
+        if self.cache_only:
+            got = self.cache.get(PerplexityCache.key(self.fingerprint, self.max_length, self.stride, text)) \
+                if self.cache is not None else None
+            self.n_cached += got is not None
+            self.n_missing += got is None
+            return got
         if self.cache is None:
             self.n_computed += 1
             return self.token_nll(text)
@@ -247,8 +258,10 @@ class PerplexityScorer:
         return nll, n
 
     def perplexity(self, text: str) -> Optional[float]:
-        """Perplexity of one text; None when it has fewer than two tokens."""
-        return perplexity_from_nll(*self.scored_nll(text))
+        """Perplexity of one text; None when it has fewer than two tokens (or
+        is not in the cache, with `cache_only`)."""
+        got = self.scored_nll(text)
+        return None if got is None else perplexity_from_nll(*got)
 
     def perplexities(self, texts: Sequence[str], *, progress: bool = False) -> List[Optional[float]]:
         from tqdm import tqdm

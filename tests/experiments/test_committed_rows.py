@@ -246,3 +246,44 @@ def test_prepare_shortest_among_flagged(tmp_path):
     nothing = _write(tmp_path / "none.jsonl", [{"id": "q0", "spans": []}])
     prepare_queries(src, out, n_docs=1, seed=0, shortest=True, flagged_in=nothing)
     assert [r.id for r in iter_records(out)] == ["q4"]  # none flagged: the shortest of all
+
+
+def test_inputs_are_embedded_once_for_all_rows(runs):
+    """Similarity: every row compares with the same inputs; they are embedded once,
+    and a subset row takes its documents' rows of that embedding."""
+    import numpy as np
+
+    from spacy_linkguard.detect import Detector
+    from spacy_linkguard.experiments.evaluate import evaluate_systems
+    from spacy_linkguard.experiments.similarity import document_similarities
+    from spacy_linkguard.index import open_index
+
+    root, committed, live = runs
+
+    class BagOfLetters:
+        """A stand-in embedder: letter counts, normalized; records what it embeds."""
+
+        name = "letters"
+
+        def __init__(self):
+            self.calls = []
+
+        def embed(self, texts):
+            self.calls.append(list(texts))
+            vecs = np.array([[t.count(c) for c in "abcdefghijklmnopqrstuvwxyz"] for t in texts], dtype=float) + 1e-3
+            return vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+
+    queries = list(iter_records(root / "queries.jsonl"))
+    emb = BagOfLetters()
+    idx = open_index(root / "index")
+    with pytest.warns(Warning, match="W251"):
+        res = evaluate_systems(queries, [("llm_a3", committed / "out_llm_a3.jsonl"), ("llm_a3_smoke", live / "out_llm_a3.jsonl")],
+                               detectors={m: Detector(idx, k=2, max_arity=m) for m in (1, 3)},
+                               embedders=[emb], progress=False)
+    inputs = [q.text for q in queries]
+    assert sum(1 for c in emb.calls if c == inputs) == 1  # once, not once a row
+    for key, path in (("llm_a3", committed / "out_llm_a3.jsonl"), ("llm_a3_smoke", live / "out_llm_a3.jsonl")):
+        ids = res["per_doc"][key]["ids"]
+        outs = {json.loads(line)["id"]: json.loads(line)["text"] for line in path.read_text().splitlines()}
+        expected = document_similarities(BagOfLetters(), [q.text for q in queries if q.id in ids], [outs[i] for i in ids])
+        assert res["per_doc"][key]["similarity"]["letters"] == pytest.approx(expected)

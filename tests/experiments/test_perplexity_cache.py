@@ -114,3 +114,42 @@ def test_gemma_cached_perplexity_is_the_computed_one(tmp_path, gemma_dir):
     assert reread.perplexities(texts) == computed
     assert reread.n_cached == 2 and reread._model is None
     assert computed == pytest.approx(PerplexityScorer(str(gemma_dir)).perplexities(texts), rel=1e-6)
+
+
+def test_cache_only_reads_and_never_computes(tmp_path, model_dir):
+    texts = ["The Court held that there had been a violation.", "A short one."]
+    cache = tmp_path / "cache.jsonl"
+    CountingScorer(str(model_dir), cache=cache).perplexities(texts[:1])  # the first is cached
+    CountingScorer.calls = 0
+    only = CountingScorer(str(model_dir), cache=cache, cache_only=True)
+    got = only.perplexities(texts + texts[:1])
+    assert CountingScorer.calls == 0 and only._model is None
+    assert got[0] == got[2] == math.exp(len(texts[0]) / len(texts[0].split())) and got[1] is None
+    assert (only.n_cached, only.n_missing, only.n_computed) == (2, 1, 0)
+    assert len(cache.read_text().splitlines()) == 1  # nothing added
+    assert CountingScorer(str(model_dir), cache_only=True).perplexities(texts) == [None, None]  # no cache at all
+
+
+def test_evaluate_cache_only_leaves_a_partly_cached_row_out():
+    """A row is scored in full or not at all: no mean over the documents that happened to be cached."""
+    from spacy_linkguard.corpus import Record
+    from spacy_linkguard.experiments.evaluate import evaluate_systems
+
+    class HalfCached:
+        cache_only = True
+
+        def perplexities(self, texts, progress=False):
+            return [10.0 if t.startswith("cached") else None for t in texts]
+
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out.jsonl"
+        out.write_text(json.dumps({"id": "a", "text": "cached a"}) + "\n" + json.dumps({"id": "b", "text": "new b"}) + "\n")
+        queries = [Record(id="a", text="cached input a"), Record(id="b", text="cached input b")]
+        res = evaluate_systems(queries, [("wordnet", out)], detectors={}, scorer=HalfCached(), progress=False)
+    rows = {r["key"]: r for r in res["systems"]}
+    assert rows["input"]["perplexity"] == 10.0
+    assert rows["wordnet"]["perplexity"] is None and res["per_doc"]["wordnet"]["perplexity"] == [None, None]
+    assert rows["wordnet"]["perplexity_vs_input"] is None
