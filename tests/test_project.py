@@ -278,7 +278,9 @@ def make_project(tmp_path):
 @pytest.mark.slow
 def test_project_run_all_end_to_end(tmp_path):
     proj, env = make_project(tmp_path)
-    overrides = ["--vars.n_eval_docs", "2", "--vars.llm_docs", "0", "--vars.llm_config", "configs/rewrite_canned.cfg",
+    # Perplexity computed here (the project's default reads only its committed cache).
+    overrides = ["--vars.n_eval_docs", "2", "--vars.llm_docs", "0", "--vars.ppl_missing", "compute",
+                 "--vars.llm_config", "configs/rewrite_canned.cfg",
                  "--vars.nospans_llm_config", "configs/rewrite_cpu_short.cfg", "--vars.nospans_passes", "1",
                  "--vars.lexical_passes", "1", "--vars.fig3_levels", "0,0.5", "--vars.fig3_ks", "1,5"]
     run = run_group([sys.executable, "-m", "weasel", "run", "all", str(proj), *overrides], proj, env, 1800)

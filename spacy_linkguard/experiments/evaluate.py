@@ -245,7 +245,7 @@ def evaluate_systems(
         per_doc["similarity"] = {e.name: _sims(e, inputs, input_vecs, keep, outputs) for e in embedders}  # type: ignore[assignment]
         if scorer is not None:
             values = scorer.perplexities(outputs, progress=progress)
-            # Cache only (`--ppl-cache-only`): a row is scored in full or not at
+            # Cache only (`--ppl-missing skip`): a row is scored in full or not at
             # all, never as a mean over the documents that happened to be cached.
             if getattr(scorer, "cache_only", False) and any(v is None for v in values):
                 values = [None] * len(values)

@@ -32,9 +32,9 @@ class System:
 
 
 PAPER_ARITY = 3  # the paper's span-list rows are "arity 1" and "arity <= 3"
-SPAN_SYSTEMS = ("llm", "lexical")
+SPAN_SYSTEMS = ("llm", "lexical")  # line systems whose row depends on the line's max_arity
 LLM_ROWS = ("llm_nospans", "llm_a1")  # with llm_a<m>: the rows a GPU run produces
-PROVENANCE_FILE = "PROVENANCE.json"  # beside committed outputs: who made each file  # line systems whose row depends on the line's max_arity
+PROVENANCE_FILE = "PROVENANCE.json"  # beside committed outputs: who made each file
 TAGS = ("system", "model", "k", "max_arity")  # what every output line records
 
 

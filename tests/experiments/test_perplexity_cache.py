@@ -153,3 +153,10 @@ def test_evaluate_cache_only_leaves_a_partly_cached_row_out():
     assert rows["input"]["perplexity"] == 10.0
     assert rows["wordnet"]["perplexity"] is None and res["per_doc"]["wordnet"]["perplexity"] == [None, None]
     assert rows["wordnet"]["perplexity_vs_input"] is None
+
+
+def test_evaluate_ppl_missing_takes_compute_or_skip(tmp_path):
+    res = CliRunner().invoke(app, ["evaluate", str(tmp_path / "q.jsonl"), str(tmp_path / "r.json"),
+                                   "--index", str(tmp_path / "idx"), "--ppl-missing", "maybe"])
+    assert res.exit_code == 2 and "expected compute or skip" in res.output
+    assert not (tmp_path / "r.json").exists()

@@ -33,7 +33,7 @@ def evaluate_cmd(
     models_dir: Path = typer.Option(Path("models"), "--models-dir", help="Where `fetch-models` extracted local models."),
     ppl_max_length: int = typer.Option(1024, "--ppl-max-length", help="Perplexity window in tokens."),
     ppl_cache: Optional[Path] = typer.Option(None, "--ppl-cache", help="Perplexity cache JSONL (see the `perplexity` command): scores found there are not recomputed; new ones are added."),
-    ppl_cache_only: bool = typer.Option(False, "--ppl-cache-only/--ppl-compute-missing", help="Read perplexities from --ppl-cache only (scores made on a GPU by `perplexity --device cuda`): a row with a text not there has none, instead of computing it here (tens of seconds a long document on a CPU)."),
+    ppl_missing: str = typer.Option("compute", "--ppl-missing", help="Perplexities not in --ppl-cache: 'compute' them here, or 'skip' them: read only the cache (scores made on a GPU by `perplexity --device cuda`) and leave a row with a text not there without perplexity (a CPU takes tens of seconds a long document)."),
     setting: List[str] = typer.Option([], "--setting", help="NAME=VALUE recorded in the report's settings table, repeatable."),
     dataset: str = typer.Option("", "--dataset", help="Dataset name (echr, wiki) for the paper's reference numbers."),
     committed: Optional[Path] = typer.Option(None, "--committed", help="Folder of a full run's LLM outputs (e.g. reports/echr-qwen25-gpu/outputs): an LLM output covering only some queries is scored from the file of the same name there, marked with what its PROVENANCE.json says, and shown as a smoke-test row over its own documents."),
@@ -47,6 +47,8 @@ def evaluate_cmd(
     from ...experiments.evaluate import run_evaluation
     from ..output import write_text_atomic
 
+    if ppl_missing not in ("compute", "skip"):
+        raise typer.BadParameter(f"expected compute or skip, got {ppl_missing!r}", param_hint="--ppl-missing")
     row_models = dict(_pairs(row_model, "--row-model"))
     settings = dict(_pairs(setting, "--setting"))
     with coded_errors():
@@ -55,7 +57,7 @@ def evaluate_cmd(
             sim_models=[m.strip() for m in sim_models.split(",") if m.strip()],
             ppl_model=ppl_model, models_dir=models_dir, ppl_max_length=ppl_max_length, ppl_cache=ppl_cache,
             row_models=row_models, settings=settings, dataset=dataset, progress=progress, committed=committed,
-            ppl_cache_only=ppl_cache_only,
+            ppl_cache_only=ppl_missing == "skip",
         )
         out.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(out, json.dumps(results, indent=1, ensure_ascii=False), queries)
