@@ -26,11 +26,8 @@ class _Stateful:
 
 
 @dataclass
-class DetectJob(_Stateful):
-    """`detect`: result (JSON line, safe, verdict) per record."""
-
-    preload = ("spacy_linkguard.detect", "spacy_linkguard.index", "spacy_linkguard.pipeline.linkguard",
-               "spacy_linkguard.cli.detect_cmds")
+class _DetectionJob(_Stateful):
+    """The options `detect` and `show` share: the index and the detection settings."""
 
     index: str
     k: int = 2
@@ -44,6 +41,14 @@ class DetectJob(_Stateful):
         d = super().__getstate__()
         d["verify"] = False  # the parent checked every byte already; a worker need not again
         return d
+
+
+@dataclass
+class DetectJob(_DetectionJob):
+    """`detect`: result (JSON line, safe, verdict) per record."""
+
+    preload = ("spacy_linkguard.detect", "spacy_linkguard.index", "spacy_linkguard.pipeline.linkguard",
+               "spacy_linkguard.cli.detect_cmds")
 
     def setup(self):
         """RETURNS (Detector). RAISES: the coded errors of open_index and Detector."""
@@ -67,23 +72,10 @@ class DetectJob(_Stateful):
 
 
 @dataclass
-class ShowJob(_Stateful):
+class ShowJob(_DetectionJob):
     """`show`: the page's item (`display.report_item`) per record."""
 
     preload = DetectJob.preload + ("spacy_linkguard.display",)
-
-    index: str
-    k: int = 2
-    max_arity: int = 3
-    verdict: str = "auto"
-    verify: bool = False
-    max_n: Optional[int] = None
-    placeholder: Optional[str] = None
-
-    def __getstate__(self) -> Dict[str, Any]:
-        d = super().__getstate__()
-        d["verify"] = False
-        return d
 
     def setup(self):
         """RETURNS (Language): spacy.blank("en") + linkguard, initialized."""
