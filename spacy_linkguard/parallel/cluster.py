@@ -26,6 +26,7 @@ from concurrent.futures import CancelledError
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ..errors import Errors, LinkguardError
+from .pool import read_chunk
 
 # In a worker process: job key -> the job, set up (its index, pipeline, model).
 _JOBS: Dict[str, Any] = {}
@@ -79,16 +80,8 @@ def map_on_cluster(job: Any, records: Iterator[Any], *, scheduler: Optional[str]
         def fill() -> None:
             nonlocal nxt, done_reading, read_error
             while not done_reading and nxt - head < ahead:
-                part: List[Any] = []
-                try:
-                    for rec in records:
-                        part.append(rec)
-                        if len(part) == partition_size:
-                            break
-                    else:
-                        done_reading = True
-                except LinkguardError as e:
-                    read_error, done_reading = e, True
+                part, done_reading, error = read_chunk(records, partition_size)
+                read_error = error or read_error
                 if part:
                     # pure=False: a fresh key per partition ("_run_partition-<uuid>"), never a cached result
                     futures[nxt] = client.submit(_run_partition, job_bytes, job_key, part, pure=False)

@@ -203,16 +203,8 @@ def _parallel(job: Job, records: Iterator[Any], workers: int, chunk_size: int,
     def fill() -> None:
         nonlocal nxt, done_reading, read_error
         while not done_reading and nxt - head < ahead and sum(not f.done() for f in futures.values()) < in_flight:
-            chunk: List[Any] = []
-            try:
-                for rec in records:
-                    chunk.append(rec)
-                    if len(chunk) == chunk_size:
-                        break
-                else:
-                    done_reading = True
-            except LinkguardError as e:  # a bad input line: raised after the lines before it
-                read_error, done_reading = e, True
+            chunk, done_reading, error = read_chunk(records, chunk_size)
+            read_error = error or read_error
             if chunk:
                 futures[nxt] = ex.submit(_run_chunk, chunk)
                 lines[nxt] = getattr(chunk[0], "line", 0)
@@ -249,6 +241,24 @@ def _parallel(job: Job, records: Iterator[Any], workers: int, chunk_size: int,
                 if p.is_alive():
                     p.terminate()
         ex.shutdown(wait=True, cancel_futures=True)
+
+
+def read_chunk(records: Iterator[Any], size: int) -> Tuple[List[Any], bool, Optional[LinkguardError]]:
+    """Up to `size` records of `records`.
+
+    RETURNS (tuple): (chunk, exhausted, error): exhausted when the records ran
+        out or a bad input line raised; error: that line's LinkguardError (the
+        chunk holds the lines before it), else None.
+    """
+    chunk: List[Any] = []
+    try:
+        for rec in records:
+            chunk.append(rec)
+            if len(chunk) == size:
+                return chunk, False, None
+    except LinkguardError as e:  # a bad input line: raised after the lines before it
+        return chunk, True, e
+    return chunk, True, None
 
 
 def _deaths(procs: Dict[int, Any]) -> str:
