@@ -137,6 +137,11 @@ class Errors(metaclass=ErrorsWithCodes):
             "not run its documents again; no output file was written. Give each worker more "
             "memory (a larger `dask worker --memory-limit`, fewer workers per machine or GPU), "
             "then run the command again.")
+    E018 = ("--checkpoint needs --output/-o PATH: the finished lines are kept in "
+            "PATH.partial beside it. Give an output file, or leave --checkpoint out.")
+    E019 = ("The checkpoint {path} does not belong to this run: {detail}. It was left by "
+            "a run with another input or another rewriter. Run that command again to "
+            "finish it, or delete {path} to start afresh.")
 
     # --- E050-E099: the N-gram index ----------------------------------------
     E050 = ("No documents to index: the corpus is empty ({skipped} whitespace-only "

@@ -45,9 +45,12 @@ def rewrite_cmd(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr."),
     workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    checkpoint: bool = typer.Option(False, "--checkpoint", help="Keep each finished line in OUTPUT.partial "
+                                    "as it comes; run the same command again after a stop (Ctrl-C, a lost "
+                                    "machine) and it goes on after them. Needs --output."),
 ) -> None:
     """Rewrite every document until it is safe (guarantee mode redacts the rest)."""
-    from contextlib import closing
+    from contextlib import ExitStack, closing
     from itertools import islice
 
     from spacy.cli._util import parse_config_overrides
@@ -59,6 +62,7 @@ def rewrite_cmd(
     from ..parallel import map_records
     from ..parallel.jobs import RewriteJob
     from .detect_cmds import check_limit
+    from .checkpoint import checkpoint_path
     from .output import atomic_output, refuse_same_file
 
     with coded_errors():  # a bad config, index or model: its message, no traceback
@@ -69,6 +73,8 @@ def rewrite_cmd(
         config = resolve_config(config if config is not None else BACKEND_CONFIGS[backend])
         refuse_same_file(output, queries)
         refuse_same_file(output, config)
+        if checkpoint:
+            checkpoint_path(output)  # E018 before the model loads
         job = RewriteJob(str(config), str(index), parse_config_overrides(ctx.args), component=component,
                          verdict=verdict, verify=verify)
         nlp, _ = job.setup()  # the pipeline (its model loads on first use): a bad config or index fails here
@@ -76,13 +82,39 @@ def rewrite_cmd(
         total = count_lines(queries)
         if limit is not None:
             total = min(total or limit, limit)
-        records = islice(iter_records(queries), limit)
-        lines = map_records(job, records, workers=workers, scheduler=scheduler, chunk_size=job.batch_size,
-                            progress=progress, desc="rewrite", total=total)
-        with atomic_output(output, queries, config) as out, closing(lines):
-            for line in lines:
+        with ExitStack() as stack:
+            done = 0
+            if checkpoint:
+                ck = resumed_checkpoint(output, queries, limit, rewrite_tags(nlp, component))
+                stack.enter_context(ck)
+                done = len(ck.done)
+            records = islice(iter_records(queries), done, limit)
+            lines = map_records(job, records, workers=workers, scheduler=scheduler, chunk_size=job.batch_size,
+                                progress=progress, desc="rewrite", total=None if total is None else total - done)
+            out = stack.enter_context(atomic_output(output, queries, config))  # replaced before the checkpoint goes
+            stack.enter_context(closing(lines))
+            for line in ck.lines(lines) if checkpoint else lines:
                 out.write(line)
                 out.flush()
+
+
+def resumed_checkpoint(output: Path, queries: Path, limit: Optional[int], tags: dict):
+    """The run's Checkpoint (`checkpoint.py`), checked against the input's first
+    documents; says on stderr how many it goes on after.
+
+    RAISES: E018 (no --output), E019 (the checkpoint is another run's)."""
+    import sys
+    from itertools import islice
+
+    from ..corpus import iter_records
+    from .checkpoint import Checkpoint, checkpoint_path, read_checkpoint
+
+    n = len(read_checkpoint(checkpoint_path(output)))
+    ids = [rec.id for rec in islice(iter_records(queries), n if limit is None else min(n, limit))]
+    ck = Checkpoint(output, ids, tags)
+    if ck.done:
+        print(f"Going on after the {len(ck.done)} finished document(s) in {ck.path}.", file=sys.stderr)
+    return ck
 
 
 def check_backend(pipe, backend: str, config: Path, ctx: typer.Context) -> None:

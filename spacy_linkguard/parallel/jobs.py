@@ -180,7 +180,9 @@ class RewriteJob(_Stateful):
         from ..pipeline.rewrite import result_record
 
         nlp, tags = self.setup()
-        docs = nlp.pipe(sourced_docs(nlp, nlp.get_pipe(self.component).detector, self.verdict, records))
+        # The component's batch_size, not [nlp] batch_size: a line is out (and checkpointed) per batch.
+        docs = nlp.pipe(sourced_docs(nlp, nlp.get_pipe(self.component).detector, self.verdict, records),
+                        batch_size=self.batch_size)
         for doc in docs:
             yield json.dumps({**result_record(doc.user_data["id"], doc), **tags}, ensure_ascii=False) + "\n"
 

@@ -48,7 +48,8 @@ def answer(text: str) -> str:
 class CannedModel:
     """behaviour: good | fenced | malformed_then_good | partial | drop |
     obey_injection | echo | unchanged | redact | exit (ends the process) | varied (the n-th reply to
-    the same prompt: partial, redact, good, partial, ...: for best-of-n)."""
+    the same prompt: partial, redact, good, partial, ...: for best-of-n) | interrupt (good, but
+    Ctrl-C, i.e. KeyboardInterrupt, at a chunk holding the word STOPHERE: for --checkpoint)."""
 
     def __init__(self, behaviour: str = "good"):
         self.behaviour = behaviour
@@ -84,6 +85,10 @@ class CannedModel:
             import os
 
             os._exit(3)
+        if b == "interrupt":
+            if "STOPHERE" in text:
+                raise KeyboardInterrupt
+            return answer(reword(text, spans))
         if b == "varied":
             return answer([reword(text, spans[:1]), redact(text, spans), reword(text, spans)][attempt % 3])
         raise ValueError(b)
