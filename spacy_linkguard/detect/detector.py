@@ -170,12 +170,28 @@ class Detector:
         RETURNS (Analysis): see the class; `detect` turns it into spans.
         RAISES: LinkguardError E103 when `text` is not a str, E105/E106 for bad sources.
         """
+        return self._analyze(text, sources)
+
+    def is_safe(self, text: str, sources: Optional[Sequence[str]] = None) -> bool:
+        """Whether `text` is safe at (k, max_arity) under the verdict of `sources`:
+        `analyze(text, sources).safe`, exactly, but it stops at the first
+        linking rare N-gram, where no combination needs to be looked for (a
+        rewritten text that is unsafe under the any verdict nearly always has
+        one). For a safe-or-not count; `detect` gives the spans to rephrase.
+
+        RAISES: as `analyze`.
+        """
+        return self._analyze(text, sources, stop_at_rare=True).safe
+
+    def _analyze(self, text: str, sources: Optional[Sequence[str]], *, stop_at_rare: bool = False) -> Analysis:
         if not isinstance(text, str):
             raise LinkguardError(Errors.E103.format(kind=type(text).__name__))
         src = self.source_numbers(sources)
         k = self.k
         occ = find_occurrences(text, self.settings, self._doc_freqs, k, with_frequent=self.max_arity >= 2)
         rare = occ.minimal_rare if src is None else self._rare_in(occ.minimal_rare, src)
+        if stop_at_rare and rare:
+            return Analysis(occurrences=occ, linking_rare=rare, chosen_rare=[], sources=src)  # unsafe already
         res = Analysis(occurrences=occ, linking_rare=rare, chosen_rare=choose_rare_spans(rare, occ.n_tokens),
                        sources=src)
         freq = occ.frequent

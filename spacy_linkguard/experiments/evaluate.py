@@ -21,6 +21,8 @@ from ..errors import LinkguardWarning, Warnings
 from .metrics import document_linkage_rate, edit_volume, linkable_proportion, mean_defined, placeholders_added, ratio_to
 from .systems import PAPER_ARITY, cost_of, get_system, read_output_objects, read_outputs, row_verdict, systems_for
 
+SPAN_DOCS = 5  # documents per row whose remaining spans are kept: the report's displaCy pages (--max-doc-pages)
+
 Sources = Optional[List[str]]
 
 
@@ -135,15 +137,20 @@ def evaluate_systems(
     progress: bool = True,
     max_arity: Optional[int] = None,
     provenance: Optional[Dict[str, Dict[str, Any]]] = None,
+    span_docs: int = SPAN_DOCS,
 ) -> Dict[str, Any]:
     """Score each approach's output file; the input d' itself is the first row.
 
     queries: the released documents d' (the rewrite steps' input).
     system_files: (system key, JSONL path) pairs, in table order.
     detectors: arity -> Detector(index, k, arity); flags input spans and
-        decides whether outputs are safe, under both verdicts: each output
-        is detected once per (arity, verdict), and under source only when
-        it is not safe under any (a source linkage is an any linkage).
+        decides whether outputs are safe (`Detector.is_safe`, which stops at
+        the first linking rare N-gram), under both verdicts: each output is
+        judged once per (arity, verdict), and under source only when it is
+        not safe under any (a source linkage is an any linkage).
+    span_docs: the first documents of each row whose remaining spans (the
+        widest detector's, any verdict) are stored for the report's displaCy
+        pages: `remaining_spans_a<m>` lists them for those documents only.
     embedders: loaded `Embedder`s; `unavailable_models` maps the names of
         configured models that are not installed to the reason.
     scorer: a `PerplexityScorer`, or None to leave perplexity out.
@@ -184,8 +191,8 @@ def evaluate_systems(
         n_empty = sum(1 for s in input_spans[m] if not s)
         if n_empty:
             warnings.warn(Warnings.W251.format(n=n_empty, path=queries_path, arity=m, m=len(inputs) - n_empty), LinkguardWarning)
-    # The widest detector also gives the spans still linkable in each output
-    # (shown on the displaCy pages); cache it so safety is not computed twice.
+    # The widest detector also gives the spans still linkable in the outputs
+    # shown on the displaCy pages.
     top = max(detectors) if detectors else None
     rows_arity = max_arity or top or PAPER_ARITY
     placeholder = detectors[top].settings.placeholder if top is not None else NgramSettings().placeholder
@@ -196,21 +203,13 @@ def evaluate_systems(
             detectors[top].source_numbers(src)  # E105/E106 now, not only for the outputs that link under any
     # None without detectors: no linkage rate is computed, under either verdict.
     n_without_sources = None if sources is None else sum(1 for src in sources if src is None)
-    cache: Dict[str, Any] = {}
     safe_cache: Dict[Tuple[int, Optional[Tuple[str, ...]], str], bool] = {}
 
-    def detect_top(text: str) -> Any:
-        if text not in cache:
-            cache[text] = detectors[top].detect(text)
-        return cache[text]
-
     def safe_at(m: int, text: str, src: Sources) -> bool:
-        """Safe at (k, m) under source with `src` (None: any); each (arity, verdict, text) detected once."""
-        if m == top and src is None:
-            return bool(detect_top(text).safe)
+        """Safe at (k, m) under source with `src` (None: any); each (arity, verdict, text) judged once."""
         key = (m, None if src is None else tuple(src), text)
         if key not in safe_cache:
-            safe_cache[key] = bool(detectors[m].analyze(text, src).safe)
+            safe_cache[key] = bool(detectors[m].is_safe(text, src))
         return safe_cache[key]
 
     is_safe = {m: (lambda text, src, m=m: safe_at(m, text, src)) for m in detectors}
@@ -252,7 +251,8 @@ def evaluate_systems(
             per_doc["perplexity"] = values
         if top is not None:
             per_doc[f"remaining_spans_a{top}"] = [
-                [[sp.start_char, sp.end_char, sp.label] for sp in detect_top(o).spans] for o in outputs
+                [[sp.start_char, sp.end_char, sp.label] for sp in detectors[top].detect(o).spans]
+                for o in outputs[:span_docs]
             ]
         costs = [cost_of(o) for o in objs] if path is not None else [{} for _ in objs]
         row = aggregate(per_doc, costs)
@@ -325,6 +325,7 @@ def run_evaluation(
     progress: bool = True,
     committed: Optional[Path] = None,
     ppl_cache_only: bool = False,
+    span_docs: int = SPAN_DOCS,
 ) -> Dict[str, Any]:
     """The `evaluate` step: load the index, detectors and models, score every
     approach (`evaluate_systems`) and add what the report shows of the run.
@@ -342,6 +343,7 @@ def run_evaluation(
     committed: folder of a full run's LLM outputs: an LLM output covering only
         some queries is scored from the file of the same name there, and
         shown as a smoke row beside it (`partial_rows`).
+    span_docs: documents per row whose remaining spans are kept (`evaluate_systems`).
     RETURNS (dict): the results JSON that `report` reads.
     RAISES: LinkguardError E283 (max_arity not 1..3) and those of the index,
         the output files and the models.
@@ -388,7 +390,7 @@ def run_evaluation(
     results = evaluate_systems(
         queries_list, systems, detectors=detectors, embedders=embedders, unavailable_models=unavailable,
         scorer=scorer, row_models={"input": "\u2013", **(row_models or {})}, queries_path=str(queries),
-        progress=progress, max_arity=max_arity, provenance=provenance,
+        progress=progress, max_arity=max_arity, provenance=provenance, span_docs=span_docs,
     )
     stats = idx.stats()
     results.update(

@@ -30,12 +30,15 @@ def flagged_ids(spans_path: Union[str, Path]) -> Set[str]:
 
 
 def prepare_queries(queries: Union[str, Path], out: Union[str, Path], *, n_docs: int, seed: int,
-                    shortest: bool = False, flagged_in: Optional[Union[str, Path]] = None) -> Tuple[int, int]:
+                    shortest: bool = False, flagged_in: Optional[Union[str, Path]] = None,
+                    full_run_out: Optional[Union[str, Path]] = None) -> Tuple[int, int]:
     """Write `n_docs` documents of `queries`, chosen at random with `seed`
     (with `shortest`: the n_docs shortest, e.g. for a quick smoke run), to
     `out` in their file order (all of them when n_docs is 0). With
     `flagged_in` (a `detect` output), only documents with a flagged span there
     are chosen from, when n_docs is not 0 (a smoke run that gives the rewriter work).
+    `full_run_out`: a second file that gets the same documents when n_docs is 0
+    (a full run) and none otherwise (the steps that read it run only in a full run).
 
     RETURNS (Tuple[int, int]): (documents written, documents in `queries`).
     RAISES: LinkguardError E254 (n_docs < 0), E011 (empty corpus) and those
@@ -54,4 +57,6 @@ def prepare_queries(queries: Union[str, Path], out: Union[str, Path], *, n_docs:
         chosen = [pool[i] for i in shortest_documents([len(records[i].text) for i in pool], n_docs)]
     else:
         chosen = [pool[i] for i in choose_documents(len(pool), n_docs, seed)]
+    if full_run_out is not None:
+        write_records((records[i] for i in chosen) if n_docs == 0 else iter(()), full_run_out)
     return write_records((records[i] for i in chosen), out), len(records)

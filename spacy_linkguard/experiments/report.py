@@ -337,8 +337,10 @@ def write_displacy_pages(results: Dict[str, Any], out_dir: Path, *, max_docs: in
     for row in results.get("systems", []):
         key = row["key"]
         docs = per_doc.get(key, {})
-        ids = docs.get("ids", [])[:max_docs]
-        spans_by_doc = docs.get(arity_key) or [[] for _ in ids]
+        spans_by_doc = docs.get(arity_key)
+        # evaluate keeps the spans of a row's first documents only (--span-docs): pages for those
+        ids = docs.get("ids", [])[:max_docs if spans_by_doc is None else min(max_docs, len(spans_by_doc))]
+        spans_by_doc = spans_by_doc or [[] for _ in ids]
         path = Path(row["file"])
         texts = read_output_objects(path) if path.is_file() else {}
         entries = []

@@ -297,7 +297,8 @@ def partial_rows(
     run): the row is scored from the committed output of the same file name in
     `committed` (`committed_stand_in`; left out with W253 when there is none)
     and the live file becomes the row's smoke test (`<key>_smoke`, scored over
-    its own documents). Files that cover every query, and every file when
+    its own documents) unless it is empty (the smoke test did not run that
+    step live). Files that cover every query, and every file when
     `committed` is None, are kept as they are.
 
     RETURNS (tuple): (files, provenance): the (key, path, tags) rows, and row
@@ -313,12 +314,14 @@ def partial_rows(
     out: List[Tuple[str, Path, Dict[str, Any]]] = []
     provenance: Dict[str, Dict[str, Any]] = {}
     for key, path, tags in files:
-        if key not in llm_keys or wanted <= set(read_output_objects(path)):
+        live = read_output_objects(path)
+        if key not in llm_keys or wanted <= set(live):
             out.append((key, path, tags))
             continue
         stored = committed_stand_in(path, wanted, committed, key)
         if stored is not None:
             out.append((key, stored, read_tags(stored)))
             provenance[key] = {"file": str(stored), **known.get(path.name, {})}
-        out.append((f"{key}_smoke", path, tags))
+        if live:
+            out.append((f"{key}_smoke", path, tags))
     return out, provenance

@@ -118,3 +118,30 @@ def test_unknown_source_ids_are_coded_errors():
     det = Detector(MemoryIndex([(f"d{i}", t) for i, t in enumerate(TOY)]), k=2, max_arity=3)
     with pytest.raises(LinkguardError, match=r"\[E106\] 2 source id\(s\).*'d9', 'x'"):
         det.detect("beta gamma", ["d1", "d9", "x"])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_is_safe_is_the_oracles_verdict(seed):
+    # is_safe stops at the first linking rare N-gram: the same answer as the
+    # brute-force oracle, for texts unsafe by a rare N-gram, unsafe by a
+    # combination only (rare N-grams redacted), and safe; both verdicts.
+    rng = random.Random(seed)
+    records = random_corpus(600 + seed, n_docs=14, lo=10, hi=26)
+    index = MemoryIndex(records)
+    numbers = {doc_id: i for i, (doc_id, _) in enumerate(records)}
+    kinds = {"rare": 0, "combo_only": 0, "safe": 0}
+    for k in (2, 3):
+        one, three = Detector(index, k=k, max_arity=1), Detector(index, k=k, max_arity=3)
+        for text, sources in _queries(rng, records):
+            no_rare, _ = redact_spans(text, [(s.start_char, s.end_char) for s in one.detect(text).spans],
+                                      "[REDACTED]")
+            redacted, _ = redact_spans(text, [(s.start_char, s.end_char) for s in three.detect(text).spans],
+                                       "[REDACTED]")
+            for t in (text, no_rare, redacted):
+                for src in (None, sources):
+                    want = oracle(t, index.doc_keys, index.settings, k, 3,
+                                  sources=None if src is None else {numbers[s] for s in src}).safe
+                    assert three.is_safe(t, src) == want
+                    assert one.is_safe(t, src) == one.analyze(t, src).safe
+                    kinds["safe" if want else "rare" if three.analyze(t, src).linking_rare else "combo_only"] += 1
+    assert all(kinds.values()), kinds

@@ -151,3 +151,40 @@ def test_unknown_source_ids_are_an_error_even_for_safe_outputs(toy, tmp_path):
     out = _write(tmp_path / "out.jsonl", [{"id": "q", "text": "beta gamma."}])
     with pytest.raises(LinkguardError, match="E106"), pytest.warns(Warning, match="W251"):
         evaluate_systems(queries, [("llm_a1", out)], detectors={1: Detector(idx, k=2, max_arity=1)}, progress=False)
+
+
+@pytest.mark.parametrize("span_docs", [0, 2, 10])
+def test_safe_columns_are_full_detections_and_spans_kept_for_the_first_documents(toy, span_docs):
+    # evaluate judges safety with Detector.is_safe (early exit): the same as a
+    # full detection of each output; remaining spans only for --span-docs documents.
+    from spacy_linkguard.detect import Detector
+    from spacy_linkguard.experiments.evaluate import evaluate_systems
+    from spacy_linkguard.index import open_index
+
+    idx = open_index(toy / "index")
+    detectors = {m: Detector(idx, k=2, max_arity=m) for m in (1, 3)}
+    queries = list(iter_records(toy / "queries.jsonl"))
+    with pytest.warns(Warning, match="W251"):
+        res = evaluate_systems(queries, [("llm_a3", toy / "llm_a3.jsonl")], detectors=detectors,
+                               progress=False, span_docs=span_docs)
+    for key, texts in (("input", [q.text for q in queries]), ("llm_a3", [o["text"] for o in LLM_A3])):
+        per_doc = res["per_doc"][key]
+        for m, det in detectors.items():
+            assert per_doc[f"safe_a{m}"] == [det.detect(t).safe for t in texts]
+            assert per_doc[f"safe_a{m}_source"] == [
+                det.detect(t).safe or (src is not None and det.detect(t, src).safe)
+                for t, src in zip(texts, per_doc["sources"])]
+        spans = per_doc["remaining_spans_a3"]
+        assert len(spans) == min(span_docs, len(texts))
+        assert spans == [[[s.start_char, s.end_char, s.label] for s in detectors[3].detect(t).spans]
+                         for t in texts[:span_docs]]
+
+
+def test_report_pages_only_for_documents_with_kept_spans(toy, tmp_path):
+    from spacy_linkguard.experiments.report import write_displacy_pages
+
+    res = _evaluate(toy)
+    for row in res["systems"]:
+        res["per_doc"][row["key"]]["remaining_spans_a3"] = res["per_doc"][row["key"]]["remaining_spans_a3"][:2]
+    links = write_displacy_pages(res, tmp_path, max_docs=5)
+    assert links and all(len(entries) == 2 for entries in links.values())

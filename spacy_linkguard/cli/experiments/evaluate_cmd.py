@@ -37,6 +37,7 @@ def evaluate_cmd(
     setting: List[str] = typer.Option([], "--setting", help="NAME=VALUE recorded in the report's settings table, repeatable."),
     dataset: str = typer.Option("", "--dataset", help="Dataset name (echr, wiki) for the paper's reference numbers."),
     committed: Optional[Path] = typer.Option(None, "--committed", help="Folder of a full run's LLM outputs (e.g. reports/echr-qwen25-gpu/outputs): an LLM output covering only some queries is scored from the file of the same name there, marked with what its PROVENANCE.json says, and shown as a smoke-test row over its own documents."),
+    span_docs: int = typer.Option(5, "--span-docs", min=0, help="Documents per approach (the first) whose remaining linkable spans are kept in the results for the report's displaCy pages (`report --max-doc-pages`)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars on stderr."),
 ) -> None:
     """Linkable proportion (arity 1, <= m), document linkage rate under the source
@@ -57,7 +58,7 @@ def evaluate_cmd(
             sim_models=[m.strip() for m in sim_models.split(",") if m.strip()],
             ppl_model=ppl_model, models_dir=models_dir, ppl_max_length=ppl_max_length, ppl_cache=ppl_cache,
             row_models=row_models, settings=settings, dataset=dataset, progress=progress, committed=committed,
-            ppl_cache_only=ppl_missing == "skip",
+            ppl_cache_only=ppl_missing == "skip", span_docs=span_docs,
         )
         out.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(out, json.dumps(results, indent=1, ensure_ascii=False), queries)

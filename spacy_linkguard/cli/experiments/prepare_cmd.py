@@ -17,6 +17,7 @@ def prepare_cmd(
     seed: int = typer.Option(0, "--seed", help="Seed of the random choice."),
     shortest: bool = typer.Option(False, "--shortest", help="Take the N shortest documents instead of a random choice (a quick smoke run)."),
     flagged_in: Optional[Path] = typer.Option(None, "--flagged-in", help="A `detect` output: choose among the documents with a flagged span there (so a smoke run gives the rewriter work)."),
+    full_run_out: Optional[Path] = typer.Option(None, "--full-run-out", help="Also write this file: the same documents when --n-docs is 0 (a full run), none otherwise (steps that read it run only in a full run)."),
 ) -> None:
     """Choose N documents at random (seeded) or the N shortest, keep their file order, write them to OUT."""
     from ...experiments.prepare import prepare_queries
@@ -24,6 +25,8 @@ def prepare_cmd(
 
     with coded_errors():
         refuse_same_file(out, queries)  # E012: never overwrite the input
-        n, n_total = prepare_queries(queries, out, n_docs=n_docs, seed=seed, shortest=shortest, flagged_in=flagged_in)
+        refuse_same_file(full_run_out, queries)
+        n, n_total = prepare_queries(queries, out, n_docs=n_docs, seed=seed, shortest=shortest, flagged_in=flagged_in,
+                                     full_run_out=full_run_out)
     how = "the shortest" if shortest and n < n_total else f"seed {seed}"
     typer.echo(f"{n} of {n_total} document(s) of {queries} -> {out} ({how})", err=True)
