@@ -287,3 +287,32 @@ def test_inputs_are_embedded_once_for_all_rows(runs):
         outs = {json.loads(line)["id"]: json.loads(line)["text"] for line in path.read_text().splitlines()}
         expected = document_similarities(BagOfLetters(), [q.text for q in queries if q.id in ids], [outs[i] for i in ids])
         assert res["per_doc"][key]["similarity"]["letters"] == pytest.approx(expected)
+
+
+def test_an_empty_live_output_is_the_committed_row_without_smoke_row(runs):
+    # The smoke test runs the arity <= m loop only: the other LLM steps write an
+    # empty file, and their rows are the committed run's alone.
+    root, committed, live = runs
+    _write(live / "out_llm_a3.jsonl", [])
+    res = _run(root, [f"llm_a3={live / 'out_llm_a3.jsonl'}"], committed)
+    rows = {r["key"]: r for r in res["systems"]}
+    assert list(rows) == ["input", "llm_a3"]
+    assert rows["llm_a3"]["file"] == str(committed / "out_llm_a3.jsonl") and rows["llm_a3"]["n_docs"] == 4
+
+
+@pytest.mark.parametrize("n_docs", [0, 2])
+def test_prepare_full_run_out(tmp_path, n_docs):
+    from typer.testing import CliRunner
+
+    from spacy_linkguard.cli import app
+
+    src = _write(tmp_path / "q.jsonl", [{"id": f"q{i}", "text": "word " * n} for i, n in enumerate([5, 2, 9, 3, 1])])
+    out, full = tmp_path / "smoke.jsonl", tmp_path / "full.jsonl"
+    res = CliRunner().invoke(app, ["prepare", str(src), str(out), "--n-docs", str(n_docs), "--shortest",
+                                   "--full-run-out", str(full)])
+    assert res.exit_code == 0, res.output
+    chosen = [r.id for r in iter_records(out)]
+    assert len(chosen) == (5 if n_docs == 0 else 2)
+    # A full run (0: every document) gives the other steps the same documents; a smoke run none.
+    assert [r.id for r in iter_records(full)] == (chosen if n_docs == 0 else [])
+    assert full.is_file()
