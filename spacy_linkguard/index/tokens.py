@@ -19,7 +19,7 @@ import numpy as np
 
 from ..corpus import Record, record_from_obj
 from ..errors import Errors, LinkguardError, LinkguardWarning, Warnings
-from ..ngrams import NgramSettings, normalize_text, normalized_segments
+from ..ngrams import NgramSettings, get_tokenizer, normalize_text, normalized_segments
 
 SENTINEL = 0xFFFFFFFF
 MAX_VOCAB = 2**31 - 1  # token ids also live in int32 arrays
@@ -138,7 +138,8 @@ class _Segmenter:
             yield from zip(items, segment_text(list(texts), *self.args))
             return
         if self.pool is None:
-            self.pool = _pool_context().Pool(self.n_process)
+            get_tokenizer(self.args[0])  # build it once, before forking
+            self.pool = multiprocessing.get_context("fork").Pool(self.n_process)
         self.pending.append((items, self.pool.apply_async(segment_text, (list(texts), *self.args))))
         while len(self.pending) > 4 * self.n_process:
             yield from self._collect()
@@ -146,19 +147,6 @@ class _Segmenter:
     def _collect(self) -> Iterator[Tuple[Any, str]]:
         items, res = self.pending.popleft()
         yield from zip(items, res.get())
-
-
-def _pool_context():
-    """A fork server that imported this module once, so each worker starts with
-    the tokenizer's modules loaded, but without the parent's threads and locks:
-    forking the parent itself deadlocked now and then when a thread of it (a
-    Dask client's event loop) held a lock at that moment, and `Pool.terminate`
-    then waited for ever. Spawn where there is no fork server."""
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("spawn")
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload([__name__])
-    return ctx
 
 
 def default_n_process() -> int:
