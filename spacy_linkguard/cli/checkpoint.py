@@ -68,12 +68,16 @@ def check_checkpoint(path: Path, lines: List[str], ids: List[str], tags: Dict) -
 
 
 class Checkpoint:
-    """The checkpoint of one run: `done` lines to reuse, and `keep(line)` for each new one."""
+    """The checkpoint of one run: `done` lines to reuse, and `keep(line)` for each new one.
+    Check `done` against the input (`check_checkpoint`) before entering it.
 
-    def __init__(self, output: Optional[Path], ids: List[str], tags: Dict):
+    RAISES: LinkguardError E018 when there is no output file (stdout).
+    """
+
+    def __init__(self, output: Optional[Path]):
         self.path = checkpoint_path(output)
         self.done = read_checkpoint(self.path)
-        check_checkpoint(self.path, self.done, ids, tags)
+        self.n_lines = len(self.done)  # lines in the file, kept ones included
         self.stream: Optional[IO[str]] = None
 
     def __enter__(self) -> "Checkpoint":
@@ -90,6 +94,7 @@ class Checkpoint:
         assert self.stream is not None
         self.stream.write(line)
         self.stream.flush()
+        self.n_lines += 1
 
     def lines(self, new: Iterable[str]) -> Iterator[str]:
         """The reused lines, then each new one (kept as it passes)."""
@@ -101,12 +106,11 @@ class Checkpoint:
     def __exit__(self, exc_type, exc, tb) -> bool:
         if self.stream is not None:
             self.stream.close()
-        if exc_type is None or self.path.stat().st_size == 0:
+        if exc_type is None or self.n_lines == 0:
             self.path.unlink(missing_ok=True)  # the output has every line now, or there is nothing to keep
         else:
             import sys
 
-            n = len(read_checkpoint(self.path))
-            print(f"{n} finished document(s) kept in {self.path}: the same command with --checkpoint "
+            print(f"{self.n_lines} finished document(s) kept in {self.path}: the same command with --checkpoint "
                   f"goes on after them.", file=sys.stderr)
         return False

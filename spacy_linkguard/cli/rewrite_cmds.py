@@ -107,11 +107,11 @@ def resumed_checkpoint(output: Path, queries: Path, limit: Optional[int], tags: 
     from itertools import islice
 
     from ..corpus import iter_records
-    from .checkpoint import Checkpoint, checkpoint_path, read_checkpoint
+    from .checkpoint import Checkpoint, check_checkpoint
 
-    n = len(read_checkpoint(checkpoint_path(output)))
-    ids = [rec.id for rec in islice(iter_records(queries), n if limit is None else min(n, limit))]
-    ck = Checkpoint(output, ids, tags)
+    ck = Checkpoint(output)
+    n = len(ck.done) if limit is None else min(len(ck.done), limit)
+    check_checkpoint(ck.path, ck.done, [rec.id for rec in islice(iter_records(queries), n)], tags)
     if ck.done:
         print(f"Going on after the {len(ck.done)} finished document(s) in {ck.path}.", file=sys.stderr)
     return ck
