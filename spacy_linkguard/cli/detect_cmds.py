@@ -65,20 +65,24 @@ def detect_cmd(
     from contextlib import closing
 
     from ..corpus import count_lines, iter_records
-    from ..detect import check_verdict
     from ..errors import LinkguardError
     from ..parallel import map_records
     from ..parallel.jobs import DetectJob
+    from ..parallel.threads import for_detection
     from .output import atomic_output, chosen_output
 
     try:
         out = chosen_output(output, out, "--out")
-        check_verdict(verdict)
         job = DetectJob(str(index), k=k, max_arity=max_arity, verdict=verdict, verify=verify, max_n=max_n,
                         placeholder=placeholder)
         records = iter_records(queries)
+        # First, so that the workers' fork server imports while this process does.
         results = map_records(job, records, workers=workers, scheduler=scheduler, progress=progress,
                               desc="detect", total=count_lines(queries))  # workers start on the first line
+        for_detection()  # before NumPy and spaCy load here
+        from ..detect import check_verdict
+
+        check_verdict(verdict)
         detector = job.setup()  # here too: a bad index or setting fails before any document
         n_safe = n = 0
         verdicts: Counter = Counter()
@@ -113,6 +117,9 @@ def show_cmd(
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
 ) -> None:
     """Write a static HTML page with every document's flagged spans and their evidence."""
+    from ..parallel.threads import for_detection
+
+    for_detection()  # before NumPy and spaCy load
     from contextlib import closing
     from itertools import islice
 

@@ -47,8 +47,9 @@ class _DetectionJob(_Stateful):
 class DetectJob(_DetectionJob):
     """`detect`: result (JSON line, safe, verdict) per record."""
 
-    preload = ("spacy_linkguard.detect", "spacy_linkguard.index", "spacy_linkguard.pipeline.linkguard",
-               "spacy_linkguard.cli.detect_cmds")
+    # detection_preload first: it sets the threads before NumPy and spaCy load.
+    preload = ("spacy_linkguard.parallel.detection_preload", "spacy_linkguard.detect", "spacy_linkguard.index",
+               "spacy_linkguard.pipeline.linkguard", "spacy_linkguard.cli.detect_cmds")
 
     def setup(self):
         """RETURNS (Detector). RAISES: the coded errors of open_index and Detector."""

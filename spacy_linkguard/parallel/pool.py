@@ -20,6 +20,7 @@ What stays as with one process:
 Workers start with the "forkserver" method where there is one (else "spawn"),
 never a plain fork of a parent that may run threads (tqdm, torch).
 """
+import importlib
 import multiprocessing
 import os
 import pickle
@@ -29,6 +30,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Protocol, Tuple
 
 from ..errors import Errors, LinkguardError
+from .threads import set_blas_threads
 
 
 class Job(Protocol):
@@ -73,7 +75,8 @@ def map_records(job: Job, records: Iterable[Any], *, workers: int = 1, chunk_siz
     """
     check_workers(workers)
     if workers > 1 and not scheduler and client is None:
-        _context(job, start=True)  # the fork server imports while the caller sets itself up
+        # The fork server imports while the caller sets itself up.
+        _context(job, start=True, threads=_threads_per_worker(workers))
     return _map_records(job, records, workers=workers, chunk_size=chunk_size, progress=progress, desc=desc,
                         total=total, scheduler=scheduler, client=client, devices=devices)
 
@@ -124,11 +127,12 @@ def _init_worker(job_bytes: bytes, threads: int, counter: Any, devices: Optional
         os.environ["CUDA_VISIBLE_DEVICES"] = devices[number % len(devices)]
     # N workers with a thread per core each would fight for the cores. Set
     # before the job's module imports numpy or torch (unpickling below).
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(var, str(threads))
+    set_blas_threads(threads)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     global _JOB
     _JOB = pickle.loads(job_bytes)
+    for module in getattr(_JOB, "preload", ()):  # as the fork server did (no-op there); with spawn, now
+        importlib.import_module(module)
 
 
 def _run_chunk(chunk: List[Any]) -> Tuple[List[Any], Optional[LinkguardError]]:
@@ -148,10 +152,12 @@ def _run_chunk(chunk: List[Any]) -> Tuple[List[Any], Optional[LinkguardError]]:
 
 
 # ---- parent side --------------------------------------------------------------
-def _context(job: Job, *, start: bool = False):
+def _context(job: Job, *, start: bool = False, threads: Optional[int] = None):
     """A forkserver that imported the job's heavy modules once (`job.preload`),
     so each worker forks with them loaded; else spawn. start: launch the fork
-    server now (it imports in the background; the first worker waits for it)."""
+    server now (it imports in the background; the first worker waits for it),
+    with `threads` BLAS threads unless the environment sets them: its workers
+    fork with NumPy loaded, too late for `_init_worker` to set them."""
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     ctx = multiprocessing.get_context("forkserver")
@@ -159,7 +165,14 @@ def _context(job: Job, *, start: bool = False):
     if start:
         from multiprocessing import forkserver
 
-        forkserver.ensure_running()
+        saved = dict(os.environ)
+        try:
+            if threads is not None:
+                set_blas_threads(threads)
+            forkserver.ensure_running()
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
     return ctx
 
 
