@@ -6,7 +6,6 @@ HFChatModel.from_objects, i.e. the production generation code; it needs the
 SmolLM2 tokenizer from `python -m spacy_linkguard fetch-models --only smollm2`
 (`make test` runs it first).
 """
-import importlib.util
 import itertools
 import json
 import random
@@ -16,19 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from .scripts import load_script
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "bench_gpu.py"
 TOKENIZER = ROOT / "models" / "SmolLM2-135M-Instruct-hf"
 
 
-def _load_bench():
-    spec = importlib.util.spec_from_file_location("bench_gpu_under_test", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load_bench()
+bench = load_script("bench_gpu")
 
 
 def _need_tokenizer():

@@ -1,7 +1,6 @@
 """benchmarks/bench_gpu_workers.py: its summary of rewrite outputs (documents per
 hour, work per partition) against a direct count, and the committed summary
 against the committed outputs it was made from."""
-import importlib.util
 import json
 import random
 import subprocess
@@ -10,19 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from .scripts import load_script
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "bench_gpu_workers.py"
 RESULTS = ROOT / "benchmarks" / "results" / "gpu_workers"
-
-
-def _load_bench():
-    spec = importlib.util.spec_from_file_location("bench_gpu_workers_under_test", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load_bench()
+bench = load_script("bench_gpu_workers")
 
 
 @pytest.mark.parametrize("seed,n_docs,batch_size", [(0, 7, 3), (1, 8, 8), (2, 1, 4), (3, 12, 1)])
