@@ -74,15 +74,19 @@ def test_ctrl_c_leaves_no_output_and_no_worker(small_index, tmp_path):
     index, queries, _ = small_index
     big = tmp_path / "big.jsonl"
     lines = queries.read_text().splitlines()
+    # Enough documents that the run is still going when the signal comes: on
+    # the tiny index the whole input takes seconds, and this test reads the
+    # bar a character at a time.
+    n = 4000 * len(lines)
     big.write_text("".join(json.dumps({**json.loads(ln), "id": f"{i}-{j}"}) + "\n"
-                           for i in range(200) for j, ln in enumerate(lines)))
+                           for i in range(4000) for j, ln in enumerate(lines)))
     out = tmp_path / "out.jsonl"
     proc = subprocess.Popen([sys.executable, "-m", "spacy_linkguard", "detect", str(big), "--index", str(index),
                              "-o", str(out), "--workers", "2", "--progress"],
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     # wait until documents are being written (the bar counts), then Ctrl-C the whole group
     seen = ""
-    while proc.poll() is None and not re.search(r"\b[1-9][0-9]*/1000\b", seen):
+    while proc.poll() is None and not re.search(rf"\b[1-9][0-9]*/{n}\b", seen):
         seen += proc.stderr.read(1)
     assert proc.poll() is None, seen
     os.killpg(proc.pid, signal.SIGINT)
