@@ -81,9 +81,12 @@ def test_ctrl_c_leaves_no_output_and_no_worker(small_index, tmp_path):
     big.write_text("".join(json.dumps({**json.loads(ln), "id": f"{i}-{j}"}) + "\n"
                            for i in range(4000) for j, ln in enumerate(lines)))
     out = tmp_path / "out.jsonl"
+    # As a terminal's foreground job: Ctrl-C not ignored, even when the tests
+    # run as a background job of a shell (which starts them ignoring SIGINT).
     proc = subprocess.Popen([sys.executable, "-m", "spacy_linkguard", "detect", str(big), "--index", str(index),
                              "-o", str(out), "--workers", "2", "--progress"],
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # wait until documents are being written (the bar counts), then Ctrl-C the whole group
     seen = ""
     while proc.poll() is None and not re.search(rf"\b[1-9][0-9]*/{n}\b", seen):
