@@ -27,10 +27,11 @@ import pickle
 import signal
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import nullcontext
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Protocol, Tuple
 
 from ..errors import Errors, LinkguardError
-from .threads import set_blas_threads
+from .threads import blas_threads_while, set_blas_threads
 
 
 class Job(Protocol):
@@ -165,14 +166,8 @@ def _context(job: Job, *, start: bool = False, threads: Optional[int] = None):
     if start:
         from multiprocessing import forkserver
 
-        saved = dict(os.environ)
-        try:
-            if threads is not None:
-                set_blas_threads(threads)
+        with blas_threads_while(threads) if threads is not None else nullcontext():
             forkserver.ensure_running()
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
     return ctx
 
 

@@ -18,6 +18,8 @@ modules.
 """
 import os
 import sys
+from contextlib import contextmanager
+from typing import Iterator
 
 BLAS_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -27,6 +29,19 @@ def set_blas_threads(threads: int) -> None:
     Takes effect only in a process whose BLAS has not loaded yet (before NumPy)."""
     for var in BLAS_THREAD_VARS:
         os.environ.setdefault(var, str(threads))
+
+
+@contextmanager
+def blas_threads_while(threads: int) -> Iterator[None]:
+    """`set_blas_threads(threads)` for the block (child processes started in it
+    inherit the variables); the variables it set are removed afterwards."""
+    added = [var for var in BLAS_THREAD_VARS if var not in os.environ]
+    set_blas_threads(threads)
+    try:
+        yield
+    finally:
+        for var in added:
+            os.environ.pop(var, None)
 
 
 def import_spacy_without_torch() -> None:
