@@ -11,9 +11,12 @@ looked at (recursively when one is itself not a row, memoized per batch):
 Unigrams and keys longer than max_n that are not rows have df 0.
 
 Batches are resolved with a few vectorized row lookups per batch and one
-Python step per key that is not a row; a document's N-gram set is built once
-and kept (LRU) for the keys that follow, which in the detector's order (all
-N-grams of one text) mostly point at the same document.
+Python step per key that is not a row. Whether a key occurs in a document is
+a substring search in the document's tokens joined by spaces (segments by
+" \n "), made once and kept (LRU) for the keys that follow, which in the
+detector's order (all N-grams of one text) mostly point at the same document:
+a few keys a document, so building its whole N-gram set cost more than the
+searches.
 """
 from collections import OrderedDict
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
@@ -24,7 +27,7 @@ from .doc_tokens import NO_KEY, SEGMENT_END, decode_varints
 
 FREQUENT = -2  # probe result: df >= 2
 ABSENT = -1  # probe result: not a row / resolved df 0
-DOC_CACHE = 256  # documents whose N-gram sets are kept
+DOC_CACHE = 256  # documents whose joined tokens are kept
 
 
 class DocTokens:
@@ -35,7 +38,7 @@ class DocTokens:
         self.blob, self.offsets, self.token_keys = blob, offsets, token_keys
         self.restore_key, self.max_n = restore_key, max_n
         self._words: Dict[int, str] = {}
-        self._keysets: "OrderedDict[int, Set[str]]" = OrderedDict()
+        self._texts: "OrderedDict[int, str]" = OrderedDict()
 
     def ranks(self, doc: int) -> np.ndarray:
         a, b = int(self.offsets[doc]), int(self.offsets[doc + 1])
@@ -43,7 +46,6 @@ class DocTokens:
 
     def segments(self, doc: int) -> List[List[str]]:
         """The document's segments as lists of token keys."""
-        words, tk, restore = self._words, self.token_keys, self.restore_key
         segs: List[List[str]] = []
         cur: List[str] = []
         for r in self.ranks(doc).tolist():
@@ -51,36 +53,50 @@ class DocTokens:
                 segs.append(cur)
                 cur = []
                 continue
-            w = words.get(r)
-            if w is None:
-                k = int(tk[r])
-                if k == NO_KEY:
-                    raise ValueError(f"token rank {r} has no key")
-                w = words[r] = restore(k)
-            cur.append(w)
+            cur.append(self.word(r))
         if cur:
             segs.append(cur)
         return segs
 
-    def keyset(self, doc: int) -> Set[str]:
-        """Every N-gram key (2..max_n tokens) of document `doc` (LRU-cached)."""
-        got = self._keysets.get(doc)
+    def word(self, rank: int) -> str:
+        """The token key of a token rank."""
+        w = self._words.get(rank)
+        if w is None:
+            k = int(self.token_keys[rank])
+            if k == NO_KEY:
+                raise ValueError(f"token rank {rank} has no key")
+            w = self._words[rank] = self.restore_key(k)
+        return w
+
+    def text(self, doc: int) -> str:
+        """The document's tokens joined by " ", its segments by " \n ", with a
+        space before and after (LRU-cached): `" " + key + " "` is in it exactly
+        when `key` (2..max_n tokens, no newline) is an N-gram of the document."""
+        got = self._texts.get(doc)
         if got is not None:
-            self._keysets.move_to_end(doc)
+            self._texts.move_to_end(doc)
             return got
-        keys: Set[str] = set()
-        add, max_n = keys.add, self.max_n
-        for seg in self.segments(doc):
-            L = len(seg)
-            for i in range(L - 1):
-                key = seg[i]
-                for j in range(i + 1, min(L, i + max_n)):
-                    key = key + " " + seg[j]
-                    add(key)
-        self._keysets[doc] = keys
-        if len(self._keysets) > DOC_CACHE:
-            self._keysets.popitem(last=False)
-        return keys
+        ranks = self.ranks(doc)
+        if len(ranks) and ranks[-1] == SEGMENT_END:
+            ranks = ranks[:-1]
+        distinct, inverse = np.unique(ranks, return_inverse=True)
+        words = np.array([self.word(r) if r != SEGMENT_END else "\n" for r in distinct.tolist()] or [""],
+                         dtype=object)
+        text = " " + " ".join(words[inverse].tolist()) + " "
+        self._texts[doc] = text
+        if len(self._texts) > DOC_CACHE:
+            self._texts.popitem(last=False)
+        return text
+
+    def contains(self, doc: int) -> Callable[[str], bool]:
+        """A test `key -> bool`: is `key` an N-gram (2..max_n tokens) of document `doc`;
+        as a set of the N-grams of `segments(doc)` would answer."""
+        text, max_n = self.text(doc), self.max_n
+
+        def has(key: str) -> bool:
+            return 0 < key.count(" ") < max_n and "\n" not in key and f" {key} " in text
+
+        return has
 
 
 def forward_hints(states: np.ndarray) -> np.ndarray:
@@ -94,7 +110,7 @@ def forward_hints(states: np.ndarray) -> np.ndarray:
     return np.where(last >= 0, states[np.maximum(last, 0)], -1)
 
 
-def _hinted(misses: Sequence[str], hints: np.ndarray, keyset: Callable[[int], Set[str]]) -> np.ndarray:
+def _hinted(misses: Sequence[str], hints: np.ndarray, contains: Callable[[int], Callable[[str], bool]]) -> np.ndarray:
     """Per key, whether it is in its hint document's N-gram set (one C-level pass per run of equal hints)."""
     n = len(misses)
     found = np.zeros(n, dtype=bool)
@@ -104,7 +120,7 @@ def _hinted(misses: Sequence[str], hints: np.ndarray, keyset: Callable[[int], Se
     ends = np.append(starts[1:], n)
     for a, b, d in zip(starts.tolist(), ends.tolist(), hints[starts].tolist()):
         if d >= 0:
-            found[a:b] = np.fromiter(map(keyset(d).__contains__, misses[a:b]), dtype=bool, count=b - a)
+            found[a:b] = np.fromiter(map(contains(d), misses[a:b]), dtype=bool, count=b - a)
     return found
 
 
@@ -146,10 +162,10 @@ def resolve_misses(misses: Sequence[str], states_of: Callable[[List[str]], np.nd
     out = np.full(n, ABSENT, dtype=np.int64)
     if not n:
         return out
-    keyset = docs.keyset
+    contains = docs.contains
     if hints is not None:
         hints = np.asarray(hints, dtype=np.int64)
-        hit = _hinted(misses, hints, keyset)
+        hit = _hinted(misses, hints, contains)
         out[hit] = hints[hit]
         open_pos = np.flatnonzero(~hit)
     else:
@@ -169,14 +185,14 @@ def resolve_misses(misses: Sequence[str], states_of: Callable[[List[str]], np.nd
     if not keep:
         return out
     todo_pos = [pos_list[live_idx[i]] for i in keep]
-    res = _resolve_rest(dict.fromkeys(live_keys[i] for i in keep), known, states_of, keyset, max_n)
+    res = _resolve_rest(dict.fromkeys(live_keys[i] for i in keep), known, states_of, contains, max_n)
     for i in todo_pos:
         out[i] = res[misses[i]]
     return out
 
 
 def _resolve_rest(keys: Dict[str, None], known: Dict[str, int], states_of: Callable[[List[str]], np.ndarray],
-                  keyset: Callable[[int], Set[str]], max_n: int) -> Dict[str, int]:
+                  contains: Callable[[int], Callable[[str], bool]], max_n: int) -> Dict[str, int]:
     """The document (or ABSENT) of distinct keys that are not rows, from their
     sub-N-grams; `known`: states already looked up (extended here)."""
     res: Dict[str, int] = {}
@@ -220,5 +236,5 @@ def _resolve_rest(keys: Dict[str, None], known: Dict[str, int], states_of: Calla
                     d = res.get(suf, ABSENT)
                 elif d == FREQUENT:
                     d = ABSENT  # both sub-N-grams frequent: the key would be a row
-            res[g] = d if d >= 0 and g in keyset(d) else ABSENT
+            res[g] = d if d >= 0 and contains(d)(g) else ABSENT
     return res

@@ -76,3 +76,40 @@ def test_key_doc_freqs_and_docs(tmp_path, full):
     post = idx.key_posting_arrays(keys)
     assert single.tolist() == [int(p[0]) if len(p) == 1 else -1 for p in post]
     assert (single >= 0).any() and (df >= 2).any()
+
+
+@pytest.mark.parametrize("max_n", [2, 4, 8])
+def test_contains_is_membership_in_the_documents_ngram_set(tmp_path, max_n):
+    """`DocTokens.contains(doc)` (a substring search in the document's joined
+    tokens) answers as the set of the document's N-grams of 2..max_n tokens
+    within a segment, built by brute force from its text: for every document,
+    its own N-grams, those of the other documents, keys across a segment
+    boundary, keys one token too long, single tokens and malformed keys."""
+    docs = random_corpus(seed=11, n_docs=30)
+    settings = NgramSettings(max_n=max_n)
+    idx = NgramIndex.build(docs, tmp_path / "c", max_n=max_n, progress=False)
+    rng = random.Random(max_n)
+    per_doc = []
+    for d in docs:
+        segs = [seg.keys for seg in text_segments(d["text"], settings)]
+        own = {" ".join(seg[i : i + n]) for seg in segs for n in range(2, max_n + 1) for i in range(len(seg) - n + 1)}
+        across = []
+        for s1, s2 in zip(segs, segs[1:]):
+            if s1 and s2:
+                across.append(f"{s1[-1]} {s2[0]}")
+        longer = [" ".join(seg[i : i + max_n + 1]) for seg in segs for i in range(len(seg) - max_n)]
+        per_doc.append((own, across, longer, [t for seg in segs for t in seg[:3]]))
+    every = sorted(set().union(*(own for own, _, _, _ in per_doc)))
+    malformed = ["", " ", "a  b", " the", "the ", "the\ncourt", "the court "]
+    n_true = n_false = 0
+    for doc_no, (own, across, longer, singles) in enumerate(per_doc):
+        has = idx._docs.contains(doc_no)
+        keys = sorted(own) + rng.sample(every, min(200, len(every))) + across + longer + singles + malformed
+        for key in keys:
+            want = key in own
+            assert has(key) == want, (doc_no, key)
+            n_true += want
+            n_false += not want
+        # a key across a segment boundary is never an N-gram (unless it occurs inside a segment too)
+        assert all(has(k) == (k in own) for k in across)
+    assert n_true > 100 and n_false > 100
