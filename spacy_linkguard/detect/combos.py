@@ -173,6 +173,13 @@ def minimal_triples(inc3: Incidence, scan: PairScan, k: int,
                     limit: Optional[int] = None) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """Triples with every pair frequent, 1 <= |D(a) & D(b) & D(c)| < k and a common witness.
 
+    Each triple is found at its anchor, its member of smallest df (anchors in
+    df order; module docstring). Up to `_DENSE_UP_TO` candidates, every
+    anchor's partners and their pruning come from n x n arrays made once
+    (`shared[a, b]`: documents holding both), so the loop over anchors does
+    only the product: rewritten text has hundreds of anchors, and the NumPy
+    calls per anchor, not the products, were most of the time.
+
     inc3 (Incidence): documents holding >= 3 candidates.
     scan (PairScan): `scan_pairs` over documents holding >= 2 candidates.
     k (int): The threshold.
@@ -180,6 +187,112 @@ def minimal_triples(inc3: Incidence, scan: PairScan, k: int,
     RETURNS (Tuple[np.ndarray, np.ndarray]): (t x 3) int32 triples (each set
         once), and their intersection sizes.
     """
+    n = inc3.n_candidates
+    dense = scan.dense_frequent()  # None when n is too large to unpack
+    if dense is None:
+        return _triples_anchor_by_anchor(inc3, scan, k, limit)
+    empty = (np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64))
+    m, w = inc3.matrix, inc3.witness
+    if n < 3 or not len(m):
+        return empty
+    order = np.lexsort((np.arange(n), inc3.df))
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    shared = m.T @ m  # documents holding a and b; the diagonal: those holding a
+    # The frequent partners ranked after `a` that share a document with it (one
+    # sharing none gives t = 0 with anything).
+    partner = dense & (rank[None, :] > rank[:, None]) & (shared >= 0.5)
+    # Within the r documents of `a`, t(a, b, c) >= shared_b + shared_c - r, so b
+    # can only be in a triple with t < k if shared_b + (least other shared) - r < k
+    # (least over the partners sharing a document). Exact pruning: it drops
+    # partners present in (nearly) every document of `a`.
+    low = np.partition(np.where(partner, shared, np.inf), 1, axis=1)[:, :2]
+    least_other = np.where(shared == low[:, :1], low[:, 1:], low[:, :1])
+    keep = partner & (shared + least_other - np.diagonal(shared)[:, None] < k)
+    del partner, least_other, low, shared
+    n_keep = keep.sum(axis=1)
+    has_witness = w.sum(axis=0) >= 0.5
+    _, members = np.nonzero(keep)  # row-major: each anchor's partners ascending
+    ptr = np.concatenate([[0], np.cumsum(n_keep)]).tolist()
+    del keep
+    d = len(m)
+    # Documents and witness documents stacked, so one gather gives both blocks
+    # of an anchor; k = 2 weighs them 2 and -1 (below).
+    both8 = np.concatenate([m, w]).astype(np.uint8)
+    weight = np.concatenate([np.full(d, 2.0, dtype=np.float32), np.full(d, -1.0, dtype=np.float32)])
+    # Each candidate's rows (documents, then witness documents), CSR by column.
+    flat = np.flatnonzero(np.ascontiguousarray(both8.T))
+    row_ids = flat % (2 * d)
+    row_ptr = np.searchsorted(flat, np.arange(n + 1) * (2 * d)).tolist()
+    del flat
+    ones = np.ones(n, dtype=np.float32)
+    found: List[np.ndarray] = []
+    sizes: List[np.ndarray] = []
+    n_found = 0
+    id_type = np.int32 if n < 2**31 else np.int64
+    upper = np.triu(np.ones((n, n), dtype=bool), 1)
+    for a in order[(n_keep[order] >= 2) & has_witness[order]].tolist():
+        partners = members[ptr[a] : ptr[a + 1]]
+        rows = row_ids[row_ptr[a] : row_ptr[a + 1]]  # its documents, then its witness documents (+ d)
+        block = both8[rows][:, partners].astype(np.float32)
+        # A document (row) holding fewer than two partners adds to no pair.
+        busy = block @ ones[:len(partners)] >= 2
+        block, rows = block[busy], rows[busy]
+        if not len(rows):
+            continue
+        p = len(partners)
+        if k == 2:
+            # t = |D(a) & D(b) & D(c)| and s = |W(a) & W(b) & W(c)| <= t: the triple
+            # matters when t = 1 and s >= 1, i.e. exactly when 2t - s = 1 (s = 2t - 1
+            # <= t forces t = 1 and s = 1): one product gives 2t - s for all pairs.
+            lhs, rhs = block, block * weight[rows][:, None]
+        else:
+            is_doc = rows < d
+            sub, wsub = block[is_doc], block[~is_doc]
+        # Pairs i < j only: a slice of rows at a time against the columns from
+        # its first row on (about 5/8 of the p x p cells for 4 slices), giving
+        # the pairs in row-major order, as np.triu would.
+        step = p if p <= 256 else -(-p // 4)
+        found_i, found_j, found_t = [], [], []
+        for lo in range(0, p - 1, step):
+            hi = min(lo + step, p)
+            if k == 2:
+                hit = (lhs[:, lo:hi].T @ rhs[:, lo:]) == 1.0
+            else:
+                triple = sub[:, lo:hi].T @ sub[:, lo:]
+                hit = (triple > 0.5) & (triple < k - 0.5) & ((wsub[:, lo:hi].T @ wsub[:, lo:]) > 0.5)
+            hit[:, : hi - lo] &= upper[: hi - lo, : hi - lo]
+            i, j = np.divmod(np.flatnonzero(hit), p - lo)
+            if len(i):
+                if k != 2:
+                    found_t.append(np.rint(triple[i, j]).astype(np.int64))
+                found_i.append(i + lo)
+                found_j.append(j + lo)
+        if not found_i:
+            continue
+        i, j = (found_i[0], found_j[0]) if len(found_i) == 1 else (np.concatenate(found_i), np.concatenate(found_j))
+        b, c = partners[i], partners[j]
+        frequent = dense[b, c]
+        if frequent.any():
+            t = np.empty((int(frequent.sum()), 3), dtype=id_type)
+            t[:, 0] = a
+            t[:, 1] = b[frequent]
+            t[:, 2] = c[frequent]
+            found.append(t)
+            sizes.append(np.ones(len(t), dtype=np.int64) if k == 2 else np.concatenate(found_t)[frequent])
+            n_found += len(t)
+            if limit is not None and n_found > limit:
+                return None
+    if not found:
+        return empty
+    return np.concatenate(found), np.concatenate(sizes)
+
+
+def _triples_anchor_by_anchor(inc3: Incidence, scan: PairScan, k: int,
+                              limit: Optional[int] = None) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """`minimal_triples` for more than `_DENSE_UP_TO` candidates: the partners
+    and the pruning of each anchor worked out one anchor at a time, from
+    packed rows of the frequent-pair matrix (no n x n array is made)."""
     n = inc3.n_candidates
     m, w = inc3.matrix, inc3.witness
     order = np.lexsort((np.arange(n), inc3.df))
