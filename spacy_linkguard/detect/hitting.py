@@ -97,71 +97,49 @@ def greedy_hitting_set(n_candidates: int, combos: Sequence[np.ndarray]) -> Hitti
     """
     blocks = [np.asarray(c) for c in combos]
     assert all(b.ndim == 2 for b in blocks), "combinations must be (m, arity) arrays"
-    lengths = [len(b) for b in blocks]
-    offsets = np.cumsum([0] + lengths)
+    n = n_candidates
+    offsets = np.cumsum([0] + [len(b) for b in blocks])
     total = int(offsets[-1])
-    # Member slots of all combinations, block after block, row-major; candidate
-    # numbers are small, so a 16-bit stable sort is a linear-time radix sort.
-    small = np.int16 if n_candidates < 2**15 else np.int64
-    members = (np.concatenate([b.ravel().astype(small, copy=False) for b in blocks]) if blocks
-               else np.zeros(0, dtype=small))
-    slot_order = np.argsort(members, kind="stable")
-    # Slot -> combination id, block by block (ids number the rows one block after another).
+    # One row a combination (ids number the rows one block after another), its
+    # members padded with n (a candidate that is never picked).
+    width = max([b.shape[1] for b in blocks] + [1])
+    small = np.int16 if n < 2**15 - 1 else np.int64
+    table = np.full((total, width), n, dtype=small)
+    for i, b in enumerate(blocks):
+        table[offsets[i] : offsets[i + 1], : b.shape[1]] = b
+    # Slots sorted by member; candidate numbers are small, so a 16-bit stable
+    # sort is a linear-time radix sort, and each candidate's ids stay ascending.
+    slot_order = np.argsort(table.ravel(), kind="stable")
     id_type = np.int32 if total < 2**31 else np.int64
-    combo_ids = np.empty(len(slot_order), dtype=id_type)
-    slot_offsets = np.cumsum([0] + [b.size for b in blocks])
-    # Earlier blocks' slots first (pairs: few), then the last block's formula in place.
-    earlier = []
-    for i in range(len(blocks) - 1):
-        if slot_offsets[i + 1] > slot_offsets[i]:
-            at = np.flatnonzero((slot_order >= slot_offsets[i]) & (slot_order < slot_offsets[i + 1]))
-            earlier.append((at, (slot_order[at] - slot_offsets[i]) // max(blocks[i].shape[1], 1) + offsets[i]))
-    if blocks:
-        np.subtract(slot_order, slot_offsets[-2], out=slot_order)
-        np.floor_divide(slot_order, max(blocks[-1].shape[1], 1), out=combo_ids, casting="unsafe")
-        combo_ids += id_type(offsets[-2])
-    for at, ids_ in earlier:
-        combo_ids[at] = ids_
-    del slot_order
-    totals = np.bincount(members, minlength=n_candidates).astype(np.int64)
-    del members
+    totals = np.bincount(table.ravel(), minlength=n + 1)[:n].astype(np.int64)
     indptr = np.concatenate([[0], np.cumsum(totals)])
-
-    def members_count(ids_: np.ndarray) -> np.ndarray:
-        """How many of the combinations `ids_` (ascending) hold each candidate."""
-        cuts = np.searchsorted(ids_, offsets)
-        out = np.zeros(n_candidates, dtype=np.int64)
-        for i, b in enumerate(blocks):
-            part = ids_[cuts[i] : cuts[i + 1]]
-            if len(part):
-                out += np.bincount(b[part - offsets[i]].ravel(), minlength=n_candidates)
-        return out
+    combo_ids = np.empty(int(indptr[-1]), dtype=id_type)
+    np.floor_divide(slot_order[: len(combo_ids)], width, out=combo_ids, casting="unsafe")
+    del slot_order
 
     remaining = totals.copy()
     covered = np.zeros(total, dtype=bool)
     chosen: List[int] = []
-    while n_candidates:
+    while n:
         best = int(np.argmax(remaining))  # first maximum: ties go to the lower number
         if remaining[best] == 0:
             break
         mine = combo_ids[indptr[best] : indptr[best + 1]]
-        new = mine[~covered[mine]]  # ascending, as `mine` is
+        new = mine[~covered[mine]]
         covered[new] = True
-        remaining -= members_count(new)
+        remaining -= np.bincount(table[new].ravel(), minlength=n + 1)[:n]
         chosen.append(best)
     del covered
     # Reverse delete, latest pick first: drop a pick when every combination it
     # is in holds another pick. hits[c] = picks inside combination c.
-    picked = np.zeros(n_candidates, dtype=bool)
-    picked[chosen] = True
-    hits = np.concatenate([picked[b].sum(axis=1, dtype=np.int32) for b in blocks]) if blocks else np.zeros(
-        0, dtype=np.int32)
+    picked = np.zeros(n + 1, dtype=np.int8)
+    picked[chosen] = 1
+    hits = picked[table].sum(axis=1, dtype=np.int32)
     # A pick that is alone in some combination is kept whatever the others do
     # (hits only go down, and never below 1 where the pick alone holds it).
-    alone = np.zeros(n_candidates, dtype=bool)
-    for i, b in enumerate(blocks):
-        rows = b[hits[offsets[i] : offsets[i + 1]] == 1]
-        alone[rows[picked[rows]]] = True
+    alone = np.zeros(n + 1, dtype=bool)
+    rows = table[hits == 1]
+    alone[rows[picked[rows] == 1]] = True
     kept = []
     for c in reversed(chosen):
         if alone[c]:
