@@ -61,6 +61,8 @@ class Incidence:
     def restrict(self, min_members: int) -> "Incidence":
         """The rows (documents) holding at least `min_members` candidates."""
         keep = self.matrix.sum(axis=1) >= min_members
+        if keep.all():
+            return self  # nothing to drop: no copy (rewritten text often has every document)
         return Incidence(self.matrix[keep], self.witness[keep], self.doc_numbers[keep], self.df)
 
 
@@ -99,6 +101,10 @@ class PairScan:
     frequent: packed bits (n x ceil(n / 8), little-endian), set where a != b,
         |D(a) & D(b)| >= k and a witness is shared -- the pairs a minimal
         linkable triple is made of.
+    counts: float32 (n x n), every |D(a) & D(b)| over the scanned documents
+        (the diagonal: each candidate's), kept up to `_DENSE_UP_TO` candidates.
+    two: (r x 2) the candidates of each scanned document holding exactly two
+        (those `Incidence.restrict(3)` drops), with `counts`.
     """
 
     pairs: np.ndarray
@@ -106,6 +112,8 @@ class PairScan:
     frequent: np.ndarray
     n: int
     _dense: Optional[np.ndarray] = None
+    counts: Optional[np.ndarray] = None
+    two: Optional[np.ndarray] = None
 
     def frequent_row(self, row: int) -> np.ndarray:
         """bool (n,): the frequent partners of one candidate."""
@@ -144,12 +152,18 @@ def scan_pairs(inc: Incidence, k: int, block: int = 2048, limit: Optional[int] =
     # Only a document that is a witness of two candidates makes a pair share one.
     w = w[w.sum(axis=1) >= 2]
     frequent = np.zeros((n, (n + 7) // 8), dtype=np.uint8)
+    keep_counts = n <= _DENSE_UP_TO
+    all_counts = np.empty((n, n), dtype=np.float32) if keep_counts and n > block else None
     pairs: List[np.ndarray] = []
     sizes: List[np.ndarray] = []
     n_found = 0
     for lo in range(0, n, block):
         hi = min(lo + block, n)
         counts = np.rint(m.T @ m[:, lo:hi])  # n x (hi - lo)
+        if all_counts is not None:
+            all_counts[:, lo:hi] = counts
+        elif keep_counts:
+            all_counts = counts  # one block: all of it
         shared = (w.T @ w[:, lo:hi]) >= 0.5
         a, b = np.nonzero((counts >= 1) & (counts < k) & shared)
         b = b + lo
@@ -166,7 +180,10 @@ def scan_pairs(inc: Incidence, k: int, block: int = 2048, limit: Optional[int] =
     pairs_all = np.concatenate(pairs).astype(np.int64) if pairs else np.zeros((0, 2), dtype=np.int64)
     sizes_all = np.concatenate(sizes) if sizes else np.zeros(0, dtype=np.int64)
     order = np.lexsort((pairs_all[:, 1], pairs_all[:, 0]))
-    return PairScan(pairs_all[order], sizes_all[order], frequent, n)
+    two = None
+    if all_counts is not None:
+        two = np.nonzero(m[m.sum(axis=1) == 2])[1].reshape(-1, 2)
+    return PairScan(pairs_all[order], sizes_all[order], frequent, n, counts=all_counts, two=two)
 
 
 def minimal_triples(inc3: Incidence, scan: PairScan, k: int,
@@ -198,7 +215,7 @@ def minimal_triples(inc3: Incidence, scan: PairScan, k: int,
     order = np.lexsort((np.arange(n), inc3.df))
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n)
-    shared = m.T @ m  # documents holding a and b; the diagonal: those holding a
+    shared = _shared_counts(inc3, scan)  # documents holding a and b; the diagonal: those holding a
     # The frequent partners ranked after `a` that share a document with it (one
     # sharing none gives t = 0 with anything).
     partner = dense & (rank[None, :] > rank[:, None]) & (shared >= 0.5)
@@ -286,6 +303,23 @@ def minimal_triples(inc3: Incidence, scan: PairScan, k: int,
     if not found:
         return empty
     return np.concatenate(found), np.concatenate(sizes)
+
+
+def _shared_counts(inc3: Incidence, scan: PairScan) -> np.ndarray:
+    """float32 (n x n): the documents of `inc3` holding both a and b. From the
+    scan's counts less the documents holding exactly two candidates, when the
+    scan kept them and `inc3` is what remains of its incidence (the diagonal
+    agrees); else `M.T @ M`."""
+    m = inc3.matrix
+    if scan.counts is not None and scan.counts.shape == (m.shape[1], m.shape[1]) and scan.two is not None:
+        shared = scan.counts.copy()
+        if len(scan.two):
+            b, c = scan.two[:, 0], scan.two[:, 1]
+            for x, y in ((b, c), (c, b), (b, b), (c, c)):
+                np.subtract.at(shared, (x, y), 1.0)
+        if np.array_equal(np.diagonal(shared), m.sum(axis=0)):
+            return shared
+    return m.T @ m
 
 
 def _triples_anchor_by_anchor(inc3: Incidence, scan: PairScan, k: int,
