@@ -13,7 +13,7 @@ import pytest
 
 import spacy_linkguard.detect.detector as detector_module
 from spacy_linkguard.detect import Detector
-from spacy_linkguard.detect.combos import build_incidence, minimal_triples, scan_pairs
+from spacy_linkguard.detect.combos import Incidence, build_incidence, minimal_triples, scan_pairs
 from spacy_linkguard.detect.hitting import greedy_hitting_set
 
 from . import reference_combos as ref
@@ -56,6 +56,43 @@ def test_triples_of_many_partners_equal_the_former_enumeration(seed, k):
     got = minimal_triples(inc.restrict(3), scan, k)
     want = ref.minimal_triples(inc.restrict(3), scan, k)
     assert len(want[0]) > 1000
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("k", [2, 3])
+def test_triples_past_the_dense_limit_equal_the_former_enumeration(seed, k, monkeypatch):
+    # More candidates than _DENSE_UP_TO (lowered here): no n x n array is made,
+    # the anchors are worked out one at a time from packed frequent-pair rows.
+    import spacy_linkguard.detect.combos as combos_module
+
+    monkeypatch.setattr(combos_module, "_DENSE_UP_TO", 16)
+    rng = np.random.default_rng(3000 + seed)
+    postings = random_postings(rng, n_cand=int(rng.integers(40, 120)), n_docs=int(rng.integers(10, 50)),
+                               density=float(rng.uniform(0.2, 0.6)))
+    witnesses = random_witnesses(rng, postings, float(rng.uniform(0.3, 1.0)))
+    inc = build_incidence(postings, witnesses, 2)
+    scan = scan_pairs(inc, k)
+    assert scan.dense_frequent() is None and scan.counts is None
+    got = minimal_triples(inc.restrict(3), scan, k)
+    want = ref.minimal_triples(inc.restrict(3), scan, k)
+    assert len(want[0]) > 0
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_triples_of_an_incidence_the_scan_did_not_count(seed):
+    # The pair counts are taken from the scan only when they are those of
+    # `inc3`'s documents: an incidence of some of its documents is counted afresh.
+    rng = np.random.default_rng(70 + seed)
+    postings = random_postings(rng, n_cand=60, n_docs=40, density=0.5)
+    witnesses = random_witnesses(rng, postings, 0.6)
+    inc = build_incidence(postings, witnesses, 2)
+    scan = scan_pairs(inc, 2)
+    some = rng.random(len(inc.matrix)) < 0.5
+    part = Incidence(inc.matrix[some], inc.witness[some], inc.doc_numbers[some], inc.df)
+    got = minimal_triples(part.restrict(3), scan, 2)
+    want = ref.minimal_triples(part.restrict(3), scan, 2)
     assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
 
 
