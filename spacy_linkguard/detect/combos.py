@@ -257,46 +257,17 @@ def minimal_triples(inc3: Incidence, scan: PairScan, k: int,
         block, rows = block[busy], rows[busy]
         if not len(rows):
             continue
-        p = len(partners)
         if k == 2:
-            # t = |D(a) & D(b) & D(c)| and s = |W(a) & W(b) & W(c)| <= t: the triple
-            # matters when t = 1 and s >= 1, i.e. exactly when 2t - s = 1 (s = 2t - 1
-            # <= t forces t = 1 and s = 1): one product gives 2t - s for all pairs.
-            lhs, rhs = block, block * weight[rows][:, None]
+            pairs = _pair_hits(k, upper, block, block * weight[rows][:, None])  # weights 2 and -1: 2t - s
         else:
             is_doc = rows < d
-            sub, wsub = block[is_doc], block[~is_doc]
-        # Pairs i < j only: a slice of rows at a time against the columns from
-        # its first row on (about 5/8 of the p x p cells for 4 slices), giving
-        # the pairs in row-major order, as np.triu would.
-        step = p if p <= 256 else -(-p // 4)
-        found_i, found_j, found_t = [], [], []
-        for lo in range(0, p - 1, step):
-            hi = min(lo + step, p)
-            if k == 2:
-                hit = (lhs[:, lo:hi].T @ rhs[:, lo:]) == 1.0
-            else:
-                triple = sub[:, lo:hi].T @ sub[:, lo:]
-                hit = (triple > 0.5) & (triple < k - 0.5) & ((wsub[:, lo:hi].T @ wsub[:, lo:]) > 0.5)
-            hit[:, : hi - lo] &= upper[: hi - lo, : hi - lo]
-            i, j = np.divmod(np.flatnonzero(hit), p - lo)
-            if len(i):
-                if k != 2:
-                    found_t.append(np.rint(triple[i, j]).astype(np.int64))
-                found_i.append(i + lo)
-                found_j.append(j + lo)
-        if not found_i:
+            pairs = _pair_hits(k, upper, block[is_doc], block[~is_doc])
+        if pairs is None:
             continue
-        i, j = (found_i[0], found_j[0]) if len(found_i) == 1 else (np.concatenate(found_i), np.concatenate(found_j))
-        b, c = partners[i], partners[j]
-        frequent = dense[b, c]
-        if frequent.any():
-            t = np.empty((int(frequent.sum()), 3), dtype=id_type)
-            t[:, 0] = a
-            t[:, 1] = b[frequent]
-            t[:, 2] = c[frequent]
+        t, t_sizes = _anchor_triples(a, partners, *pairs, dense[partners[pairs[0]], partners[pairs[1]]], id_type)
+        if len(t):
             found.append(t)
-            sizes.append(np.ones(len(t), dtype=np.int64) if k == 2 else np.concatenate(found_t)[frequent])
+            sizes.append(t_sizes)
             n_found += len(t)
             if limit is not None and n_found > limit:
                 return None
@@ -336,9 +307,6 @@ def _triples_anchor_by_anchor(inc3: Incidence, scan: PairScan, k: int,
     m8, w8 = m.astype(np.uint8), w.astype(np.uint8)  # gathered 4x faster than float32
     col_rows = _rows_by_column(m8)
     col_wrows = _rows_by_column(w8)
-    dense = scan.dense_frequent()  # None when n is too large to unpack
-    # Strict upper triangle (i < j) of the diagonal squares of the products, made once.
-    upper = np.triu(np.ones((n, n), dtype=bool), 1) if n <= _DENSE_UP_TO else None
     later = np.ones(n, dtype=bool)  # candidates ranked after the current anchor
     for a in order.tolist():
         later[a] = False
@@ -346,7 +314,7 @@ def _triples_anchor_by_anchor(inc3: Incidence, scan: PairScan, k: int,
         wrows = col_wrows[a]
         if len(rows) == 0 or len(wrows) == 0:
             continue
-        partners = np.flatnonzero((dense[a] if dense is not None else scan.frequent_row(a)) & later)
+        partners = np.flatnonzero(scan.frequent_row(a) & later)
         if len(partners) < 2:
             continue
         sub = m8[rows][:, partners].astype(np.float32)
@@ -366,56 +334,82 @@ def _triples_anchor_by_anchor(inc3: Incidence, scan: PairScan, k: int,
             continue
         if not keep.all():
             partners, sub = partners[keep], sub[:, keep]
-        p = len(partners)
         wsub = w8[wrows][:, partners].astype(np.float32)
         if k == 2:
-            # t = |D(a) & D(b) & D(c)| and s = |W(a) & W(b) & W(c)| <= t: the triple
-            # matters when t = 1 and s >= 1, i.e. exactly when 2t - s = 1 (s = 2t - 1
-            # <= t forces t = 1 and s = 1): one product gives 2t - s for all pairs.
             # A document (row) holding fewer than two partners adds to no pair.
             sub = sub[sub.sum(axis=1) >= 2]
             wsub = wsub[wsub.sum(axis=1) >= 2]
-            lhs, rhs = np.concatenate([sub, wsub]), np.concatenate([2 * sub, -wsub])
-        # Pairs i < j only: a slice of rows at a time against the columns from
-        # its first row on (about 5/8 of the p x p cells for 4 slices), giving
-        # the pairs in row-major order, as np.triu would.
-        step = p if p <= 256 else -(-p // 4)
-        found_i, found_j, found_t = [], [], []
-        for lo in range(0, p - 1, step):
-            hi = min(lo + step, p)
-            if k == 2:
-                hit = (lhs[:, lo:hi].T @ rhs[:, lo:]) == 1.0
-            else:
-                triple = sub[:, lo:hi].T @ sub[:, lo:]
-                hit = (triple > 0.5) & (triple < k - 0.5) & ((wsub[:, lo:hi].T @ wsub[:, lo:]) > 0.5)
-            if upper is not None:
-                hit[:, : hi - lo] &= upper[: hi - lo, : hi - lo]
-            else:
-                hit[:, : hi - lo] = np.triu(hit[:, : hi - lo], 1)
-            i, j = np.nonzero(hit)
-            if len(i):
-                if k != 2:
-                    found_t.append(np.rint(triple[i, j]).astype(np.int64))
-                found_i.append(i + lo)
-                found_j.append(j + lo)
-        if not found_i:
+            pairs = _pair_hits(k, None, np.concatenate([sub, wsub]), np.concatenate([2 * sub, -wsub]))
+        else:
+            pairs = _pair_hits(k, None, sub, wsub)
+        if pairs is None:
             continue
-        i, j = (found_i[0], found_j[0]) if len(found_i) == 1 else (np.concatenate(found_i), np.concatenate(found_j))
-        both = dense[partners[i], partners[j]] if dense is not None else scan.frequent_pairs(partners[i], partners[j])
-        i, j = i[both], j[both]
-        if len(i):
-            t = np.empty((len(i), 3), dtype=np.int32 if n < 2**31 else np.int64)
-            t[:, 0] = a
-            t[:, 1] = partners[i]
-            t[:, 2] = partners[j]
+        t, t_sizes = _anchor_triples(a, partners, *pairs, scan.frequent_pairs(partners[pairs[0]], partners[pairs[1]]),
+                                     np.int32 if n < 2**31 else np.int64)
+        if len(t):
             found.append(t)
-            sizes.append(np.ones(len(i), dtype=np.int64) if k == 2 else np.concatenate(found_t)[both])
+            sizes.append(t_sizes)
             n_found += len(t)
             if limit is not None and n_found > limit:
                 return None
     if not found:
         return np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64)
     return np.concatenate(found), np.concatenate(sizes)
+
+
+def _pair_hits(k: int, upper: Optional[np.ndarray], x: np.ndarray,
+               y: np.ndarray) -> Optional[Tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]]:
+    """The partner pairs i < j (row-major) that make a triple with one anchor.
+
+    k = 2: x, y are the anchor's documents and witness documents (rows) x its
+    partners, y weighted 2 (a document) and -1 (a witness document): with
+    t = |D(a) & D(b) & D(c)| and s = |W(a) & W(b) & W(c)| <= t, the triple
+    matters when t = 1 and s >= 1, i.e. exactly when 2t - s = 1 (s = 2t - 1
+    <= t forces t = 1 and s = 1), so one product `x.T @ y` gives it for all
+    pairs. Other k: x holds the documents, y the witness documents, and t is
+    returned too.
+    upper: a strict upper triangle at least p x p (None: made per slice).
+    RETURNS: (i, j, t or None), or None when no pair makes one.
+    """
+    p = x.shape[1]
+    # Pairs i < j only: a slice of rows at a time against the columns from
+    # its first row on (about 5/8 of the p x p cells for 4 slices), giving
+    # the pairs in row-major order, as np.triu would.
+    step = p if p <= 256 else -(-p // 4)
+    found_i, found_j, found_t = [], [], []
+    for lo in range(0, p - 1, step):
+        hi = min(lo + step, p)
+        if k == 2:
+            hit = (x[:, lo:hi].T @ y[:, lo:]) == 1.0
+        else:
+            triple = x[:, lo:hi].T @ x[:, lo:]
+            hit = (triple > 0.5) & (triple < k - 0.5) & ((y[:, lo:hi].T @ y[:, lo:]) > 0.5)
+        if upper is not None:
+            hit[:, : hi - lo] &= upper[: hi - lo, : hi - lo]
+        else:
+            hit[:, : hi - lo] = np.triu(hit[:, : hi - lo], 1)
+        i, j = np.divmod(np.flatnonzero(hit), p - lo)
+        if len(i):
+            if k != 2:
+                found_t.append(np.rint(triple[i, j]).astype(np.int64))
+            found_i.append(i + lo)
+            found_j.append(j + lo)
+    if not found_i:
+        return None
+    if len(found_i) == 1:
+        return found_i[0], found_j[0], found_t[0] if found_t else None
+    return np.concatenate(found_i), np.concatenate(found_j), np.concatenate(found_t) if found_t else None
+
+
+def _anchor_triples(a: int, partners: np.ndarray, i: np.ndarray, j: np.ndarray, t: Optional[np.ndarray],
+                    frequent: np.ndarray, id_type: type) -> Tuple[np.ndarray, np.ndarray]:
+    """The triples (a, partners[i], partners[j]) whose pair (i, j) is frequent,
+    and their intersection sizes (t; 1 where t is None: k = 2)."""
+    out = np.empty((int(frequent.sum()), 3), dtype=id_type)
+    out[:, 0] = a
+    out[:, 1] = partners[i[frequent]]
+    out[:, 2] = partners[j[frequent]]
+    return out, (np.ones(len(out), dtype=np.int64) if t is None else t[frequent])
 
 
 def _rows_by_column(m: np.ndarray) -> List[np.ndarray]:
