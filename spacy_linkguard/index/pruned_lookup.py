@@ -31,7 +31,7 @@ DOC_CACHE = 256  # documents whose joined tokens are kept
 
 
 class DocTokens:
-    """The stored token ranks of every document, and the N-gram keys of a document."""
+    """The stored token ranks of every document, and whether a key is an N-gram of one."""
 
     def __init__(self, blob: np.ndarray, offsets: np.ndarray, token_keys: np.ndarray,
                  restore_key: Callable[[int], str], max_n: int):
@@ -43,20 +43,6 @@ class DocTokens:
     def ranks(self, doc: int) -> np.ndarray:
         a, b = int(self.offsets[doc]), int(self.offsets[doc + 1])
         return decode_varints(self.blob[a:b])
-
-    def segments(self, doc: int) -> List[List[str]]:
-        """The document's segments as lists of token keys."""
-        segs: List[List[str]] = []
-        cur: List[str] = []
-        for r in self.ranks(doc).tolist():
-            if r == SEGMENT_END:
-                segs.append(cur)
-                cur = []
-                continue
-            cur.append(self.word(r))
-        if cur:
-            segs.append(cur)
-        return segs
 
     def word(self, rank: int) -> str:
         """The token key of a token rank."""
@@ -89,8 +75,8 @@ class DocTokens:
         return text
 
     def contains(self, doc: int) -> Callable[[str], bool]:
-        """A test `key -> bool`: is `key` an N-gram (2..max_n tokens) of document `doc`;
-        as a set of the N-grams of `segments(doc)` would answer."""
+        """A test `key -> bool`: is `key` an N-gram (2..max_n tokens, within a
+        segment) of document `doc`."""
         text, max_n = self.text(doc), self.max_n
 
         def has(key: str) -> bool:
@@ -104,14 +90,14 @@ def forward_hints(states: np.ndarray) -> np.ndarray:
 
     In the detector's order (one text's N-grams, left to right) that is the
     document the text's unique phrases come from, so most keys that are not
-    rows are found in its N-gram set at once."""
+    rows are found in it at once."""
     pos = np.where(states >= 0, np.arange(len(states)), -1)
     last = np.maximum.accumulate(pos) if len(pos) else pos
     return np.where(last >= 0, states[np.maximum(last, 0)], -1)
 
 
 def _hinted(misses: Sequence[str], hints: np.ndarray, contains: Callable[[int], Callable[[str], bool]]) -> np.ndarray:
-    """Per key, whether it is in its hint document's N-gram set (one C-level pass per run of equal hints)."""
+    """Per key, whether it is an N-gram of its hint document (one C-level pass per run of equal hints)."""
     n = len(misses)
     found = np.zeros(n, dtype=bool)
     if not n:
