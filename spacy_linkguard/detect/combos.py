@@ -28,7 +28,7 @@ Float32 products are exact here: counts never exceed the number of documents
 (< 2^24).
 """
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -205,13 +205,30 @@ def minimal_triples(inc3: Incidence, scan: PairScan, k: int,
         once), and their intersection sizes.
     """
     n = inc3.n_candidates
+    if n < 3 or not len(inc3.matrix):
+        return np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64)
     dense = scan.dense_frequent()  # None when n is too large to unpack
-    if dense is None:
-        return _triples_anchor_by_anchor(inc3, scan, k, limit)
-    empty = (np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64))
+    blocks = _triples_by_anchor(inc3, scan, dense, k) if dense is not None else _triples_by_packed_anchor(inc3, scan, k)
+    found: List[np.ndarray] = []
+    sizes: List[np.ndarray] = []
+    n_found = 0
+    for t, t_sizes in blocks:
+        found.append(t)
+        sizes.append(t_sizes)
+        n_found += len(t)
+        if limit is not None and n_found > limit:
+            return None
+    if not found:
+        return np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(found), np.concatenate(sizes)
+
+
+def _triples_by_anchor(inc3: Incidence, scan: PairScan, dense: np.ndarray,
+                       k: int) -> Iterator[Tuple[np.ndarray, np.ndarray]]:
+    """Each anchor's triples and sizes, anchors in df order (none where it has
+    none), with every partner list and its pruning from n x n arrays made once."""
+    n = inc3.n_candidates
     m, w = inc3.matrix, inc3.witness
-    if n < 3 or not len(m):
-        return empty
     order = np.lexsort((np.arange(n), inc3.df))
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n)
@@ -219,14 +236,8 @@ def minimal_triples(inc3: Incidence, scan: PairScan, k: int,
     # The frequent partners ranked after `a` that share a document with it (one
     # sharing none gives t = 0 with anything).
     partner = dense & (rank[None, :] > rank[:, None]) & (shared >= 0.5)
-    # Within the r documents of `a`, t(a, b, c) >= shared_b + shared_c - r, so b
-    # can only be in a triple with t < k if shared_b + (least other shared) - r < k
-    # (least over the partners sharing a document). Exact pruning: it drops
-    # partners present in (nearly) every document of `a`.
-    low = np.partition(np.where(partner, shared, np.inf), 1, axis=1)[:, :2]
-    least_other = np.where(shared == low[:, :1], low[:, 1:], low[:, :1])
-    keep = partner & (shared + least_other - np.diagonal(shared)[:, None] < k)
-    del partner, least_other, low, shared
+    keep = _kept_partners(shared, partner, np.diagonal(shared)[:, None], k)
+    del partner, shared
     n_keep = keep.sum(axis=1)
     has_witness = w.sum(axis=0) >= 0.5
     _, members = np.nonzero(keep)  # row-major: each anchor's partners ascending
@@ -243,9 +254,6 @@ def minimal_triples(inc3: Incidence, scan: PairScan, k: int,
     row_ptr = np.searchsorted(flat, np.arange(n + 1) * (2 * d)).tolist()
     del flat
     ones = np.ones(n, dtype=np.float32)
-    found: List[np.ndarray] = []
-    sizes: List[np.ndarray] = []
-    n_found = 0
     id_type = np.int32 if n < 2**31 else np.int64
     upper = np.triu(np.ones((n, n), dtype=bool), 1)
     for a in order[(n_keep[order] >= 2) & has_witness[order]].tolist():
@@ -266,14 +274,24 @@ def minimal_triples(inc3: Incidence, scan: PairScan, k: int,
             continue
         t, t_sizes = _anchor_triples(a, partners, *pairs, dense[partners[pairs[0]], partners[pairs[1]]], id_type)
         if len(t):
-            found.append(t)
-            sizes.append(t_sizes)
-            n_found += len(t)
-            if limit is not None and n_found > limit:
-                return None
-    if not found:
-        return empty
-    return np.concatenate(found), np.concatenate(sizes)
+            yield t, t_sizes
+
+
+def _kept_partners(shared: np.ndarray, partner: np.ndarray, r: Any, k: int) -> np.ndarray:
+    """The partners (mask, last axis) that can be in a triple with t < k.
+
+    Within the r documents of an anchor `a`, t(a, b, c) >= shared_b + shared_c
+    - r, so b can only be in a triple with t < k if shared_b + (least other
+    shared) - r < k (least over the other partners). Exact pruning: it drops
+    partners present in (nearly) every document of `a`.
+    shared: documents of the anchor holding each candidate (one anchor: (n,);
+        every anchor: (n x n)); partner: the candidates it may pair with
+        (at least two entries on the last axis); r: its number of documents
+        (broadcast against `shared`).
+    """
+    low = np.partition(np.where(partner, shared, np.inf), 1, axis=-1)[..., :2]
+    least_other = np.where(shared == low[..., :1], low[..., 1:], low[..., :1])
+    return partner & (shared + least_other - r < k)
 
 
 def _shared_counts(inc3: Incidence, scan: PairScan) -> np.ndarray:
@@ -293,20 +311,17 @@ def _shared_counts(inc3: Incidence, scan: PairScan) -> np.ndarray:
     return m.T @ m
 
 
-def _triples_anchor_by_anchor(inc3: Incidence, scan: PairScan, k: int,
-                              limit: Optional[int] = None) -> Optional[Tuple[np.ndarray, np.ndarray]]:
-    """`minimal_triples` for more than `_DENSE_UP_TO` candidates: the partners
-    and the pruning of each anchor worked out one anchor at a time, from
-    packed rows of the frequent-pair matrix (no n x n array is made)."""
+def _triples_by_packed_anchor(inc3: Incidence, scan: PairScan, k: int) -> Iterator[Tuple[np.ndarray, np.ndarray]]:
+    """`_triples_by_anchor` for more than `_DENSE_UP_TO` candidates: the
+    partners and the pruning of each anchor worked out one anchor at a time,
+    from packed rows of the frequent-pair matrix (no n x n array is made)."""
     n = inc3.n_candidates
     m, w = inc3.matrix, inc3.witness
     order = np.lexsort((np.arange(n), inc3.df))
-    found: List[np.ndarray] = []
-    sizes: List[np.ndarray] = []
-    n_found = 0
     m8, w8 = m.astype(np.uint8), w.astype(np.uint8)  # gathered 4x faster than float32
     col_rows = _rows_by_column(m8)
     col_wrows = _rows_by_column(w8)
+    id_type = np.int32 if n < 2**31 else np.int64
     later = np.ones(n, dtype=bool)  # candidates ranked after the current anchor
     for a in order.tolist():
         later[a] = False
@@ -323,13 +338,7 @@ def _triples_anchor_by_anchor(inc3: Incidence, scan: PairScan, k: int,
         alive = shared >= 1
         if alive.sum() < 2:
             continue
-        # Within the r documents of `a`, t(a, b, c) >= shared_b + shared_c - r, so b
-        # can only be in a triple with t < k if shared_b + (least other shared) - r < k
-        # (least over the partners sharing a document). Exact pruning: it drops
-        # partners present in (nearly) every document of `a`.
-        low = np.partition(np.where(alive, shared, np.inf), 1)[:2]
-        least_other = np.where(shared == low[0], low[1], low[0])
-        keep = alive & (shared + least_other - len(rows) < k)
+        keep = _kept_partners(shared, alive, len(rows), k)
         if keep.sum() < 2:
             continue
         if not keep.all():
@@ -345,16 +354,9 @@ def _triples_anchor_by_anchor(inc3: Incidence, scan: PairScan, k: int,
         if pairs is None:
             continue
         t, t_sizes = _anchor_triples(a, partners, *pairs, scan.frequent_pairs(partners[pairs[0]], partners[pairs[1]]),
-                                     np.int32 if n < 2**31 else np.int64)
+                                     id_type)
         if len(t):
-            found.append(t)
-            sizes.append(t_sizes)
-            n_found += len(t)
-            if limit is not None and n_found > limit:
-                return None
-    if not found:
-        return np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return np.concatenate(found), np.concatenate(sizes)
+            yield t, t_sizes
 
 
 def _pair_hits(k: int, upper: Optional[np.ndarray], x: np.ndarray,
