@@ -12,6 +12,9 @@ Every corpus is JSONL, one {"id", "text", "meta"} object a line. Choices:
 - A leading UTF-8 BOM (the HUDOC texts start with one) is removed.
 - DB-Bio texts carry a conversion artefact, literal backslash-quote (\\"); it is
   turned back into a plain quote.
+- `echr/train_queries.jsonl` (self-training only, never evaluated): the TAB
+  train and dev cases of the annotated subset, every annotated mention masked
+  (overlapping mentions merged), as TAE masks the test cases.
 """
 import hashlib
 import json
@@ -81,6 +84,33 @@ def make_echr(data: Path, out: Path, stats: dict) -> None:
         shutil.copy(tab / name, out / "echr" / name)
 
 
+def _masked(text, mentions, placeholder="[REDACTED]"):
+    """`text` with every (start, end) region replaced by the placeholder; overlapping regions merged."""
+    merged = []
+    for start, end in sorted(mentions):
+        if merged and start < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    out, pos = [], 0
+    for start, end in merged:
+        out += [text[pos:start], placeholder]
+        pos = end
+    return "".join(out + [text[pos:]])
+
+
+def make_echr_train(data: Path, out: Path, stats: dict) -> None:
+    rows = [r for r in _jsonl(data / "tab" / "tab_annotated_subset144.jsonl") if r["dataset_type"] in ("train", "dev")]
+    queries = []
+    for r in rows:
+        mentions = [(m["start_offset"], m["end_offset"]) for ann in r["annotations"].values()
+                    for m in ann["entity_mentions"]]
+        queries.append({"id": r["doc_id"], "text": _masked(r["text"], mentions),
+                        "meta": {"source": "TAB", "split": r["dataset_type"],
+                                 "deidentified": "gold TAB annotated mentions -> [REDACTED]"}})
+    stats["echr train queries"] = _write(queries, out / "echr" / "train_queries.jsonl")
+
+
 def make_wiki(data: Path, out: Path, stats: dict) -> None:
     wiki = data / "wiki_bios"
     dbbio = _jsonl(wiki / "db_bio.jsonl")
@@ -109,6 +139,7 @@ def make_wiki(data: Path, out: Path, stats: dict) -> None:
 def main(data: str, out: str) -> None:
     stats: dict = {}
     make_echr(Path(data), Path(out), stats)
+    make_echr_train(Path(data), Path(out), stats)
     make_wiki(Path(data), Path(out), stats)
     print(json.dumps(stats, indent=2))
 

@@ -369,6 +369,19 @@ class Errors(metaclass=ErrorsWithCodes):
             "component has the {has} backend. Leave out --config to use the shipped "
             "{default}, or leave out --backend to use the config as it is.")
     # E240-E242: the OpenAI-compatible HTTP backend (linkguard.OpenAI.v1) and the GPU benchmark
+    E221 = ("{path} holds no verified rewrites to train on: no line has a non-empty "
+            "\"verified\" list. Write them with `rewrite ... "
+            "--components.linkguard_rewrite.keep_verified true --output FILE` "
+            "and train on that FILE.")
+    E222 = ("train-lora needs the peft package, which is not installed. Install it "
+            "with pip install \"spacy-linkguard[train]\" (or pip install peft).")
+    E223 = ("Line {line} of {path} has a malformed \"verified\" entry ({detail}). "
+            "Each entry is {{\"pass\", \"prompt\", \"reply\"}} as `rewrite` writes it; "
+            "train on rewrite outputs unchanged.")
+    E224 = ("The output folder {path} exists and is not empty. A trained model is "
+            "never written over: give a new --output, or delete that folder first.")
+    E225 = ("None of the {n} verified rewrites fits in --max-length {max_length} "
+            "tokens (the shortest needs {shortest}). Raise --max-length.")
     E240 = ("No reply from the chat-completions endpoint {url} after {tries} tries "
             "(last: {detail}). Start the server (e.g. `vllm serve MODEL --port 8000`), "
             "check `base_url` (it ends in /v1), or raise `timeout`/`max_retries`.")

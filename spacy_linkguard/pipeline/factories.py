@@ -132,6 +132,7 @@ DEFAULT_REWRITE_MODEL = {
         "batch_size": 8,
         "verdict": "auto",
         "n_candidates": 1,
+        "keep_verified": False,
     },
     assigns=[
         "doc._.linkguard_text",
@@ -140,6 +141,7 @@ DEFAULT_REWRITE_MODEL = {
         "doc._.linkguard_forced_redactions",
         "doc._.linkguard_safe",
         "doc._.linkguard_verdict",
+        "doc._.linkguard_verified",
     ],
 )
 def make_linkguard_rewrite(
@@ -158,6 +160,7 @@ def make_linkguard_rewrite(
     batch_size: int,
     verdict: str,
     n_candidates: int,
+    keep_verified: bool,
 ):
     """Rewriting until safe, with guarantee mode (see pipeline/rewrite.py): the
     LLM backend from `task` and `model`, or the backend given as `rewriter`
@@ -180,6 +183,7 @@ def make_linkguard_rewrite(
         batch_size=batch_size,
         verdict=verdict,
         n_candidates=n_candidates,
+        keep_verified=keep_verified,
     )
 
 

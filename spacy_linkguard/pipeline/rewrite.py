@@ -12,7 +12,9 @@ A component cannot change `doc.text`, so it writes:
   `doc._.linkguard_rewrite_safe` is a deprecated alias of it);
 - `doc._.linkguard_verdict`: the verdict it was detected under ("source" when
   `doc._.linkguard_sources` was set and the `verdict` setting is "auto" or
-  "source", else "any"; SPEC.md "Threat model").
+  "source", else "any"; SPEC.md "Threat model");
+- `doc._.linkguard_verified`: with `keep_verified`, the model's verified
+  rewrites of the Doc's chunks (the training pairs of `train-lora`), else None.
 
 It detects on `doc.text` itself (through its own `Detector`, or the one of a
 `linkguard` component earlier in the pipeline), so it does not need
@@ -36,6 +38,7 @@ DOC_EXTENSIONS = {
     "linkguard_passes": None,
     "linkguard_forced_redactions": None,
     "linkguard_verdict": None,
+    "linkguard_verified": None,
 }
 CFG_FILE = "cfg.json"
 
@@ -89,6 +92,9 @@ class LinkguardRewrite:
     verdict (str): "auto" (the source verdict for a Doc whose
         `doc._.linkguard_sources` is set, else any), "source" (E108 for a Doc
         without sources) or "any".
+    keep_verified (bool): Keep the model's verified rewrites of each Doc in
+        `doc._.linkguard_verified` (output lines: "verified"), the training
+        pairs of `train-lora` (see `RewriteLoop`).
     """
 
     def __init__(
@@ -109,6 +115,7 @@ class LinkguardRewrite:
         batch_size: int = 8,
         verdict: str = "auto",
         n_candidates: int = 1,
+        keep_verified: bool = False,
     ) -> None:
         from ..detect.verdict import check_verdict
 
@@ -137,6 +144,7 @@ class LinkguardRewrite:
             "detector_component": detector_component,
             "batch_size": batch_size,
             "verdict": verdict,
+            "keep_verified": bool(keep_verified),
             **getattr(rewriter, "cfg", {}),
         }
         self._index: Any = None  # an open index given to `initialize`
@@ -183,6 +191,7 @@ class LinkguardRewrite:
                 self.rewriter,
                 max_passes=self.cfg["max_passes"],
                 guarantee=self.cfg["guarantee"],
+                keep_verified=self.cfg.get("keep_verified", False),
             )
         return self._loop
 
@@ -282,6 +291,7 @@ def set_annotations(doc: Doc, result: Any) -> None:
     doc._.linkguard_forced_redactions = result.forced_redactions
     doc._.linkguard_safe = result.safe
     doc._.linkguard_verdict = result.verdict
+    doc._.linkguard_verified = result.verified
 
 
 def result_record(doc_id: str, doc: Doc) -> Dict[str, Any]:
@@ -295,6 +305,7 @@ def result_record(doc_id: str, doc: Doc) -> Dict[str, Any]:
         "text_before_guarantee": doc._.linkguard_text_before_guarantee,
         "passes": doc._.linkguard_passes,
         "forced_redactions": doc._.linkguard_forced_redactions,
+        **({} if doc._.linkguard_verified is None else {"verified": doc._.linkguard_verified}),
     }
 
 

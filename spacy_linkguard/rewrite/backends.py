@@ -111,8 +111,8 @@ class LLMRewriter:
         RETURNS (List[ChunkOutcome]): One per chunk, in order; `edited` is
             None when every attempt was rejected.
         """
-        outcomes = [ChunkOutcome(c) for c in chunks]
         prompts = [self.task.render(c) for c in chunks]
+        outcomes = [ChunkOutcome(c, prompt=p) for c, p in zip(chunks, prompts)]
         n = self.n_candidates if judge is not None else 1
         pending = list(range(len(chunks)))
         for _attempt in range(self.max_retries + 1):
@@ -120,7 +120,7 @@ class LLMRewriter:
                 break
             asked = [j for j in pending for _ in range(n)]
             gens = self.complete([prompts[j] for j in asked])
-            accepted: Dict[int, List[Tuple[Any, str]]] = {}
+            accepted: Dict[int, List[Tuple[Any, Tuple[Any, str, str]]]] = {}
             for j, gen in zip(asked, gens):
                 o = outcomes[j]
                 o.calls += 1
@@ -129,9 +129,10 @@ class LLMRewriter:
                 if edited is None:
                     o.rejected[reason] = o.rejected.get(reason, 0) + 1
                 else:
-                    accepted.setdefault(j, []).append((judge(o.chunk, edited) if n > 1 else 0, edited))
+                    cost = judge(o.chunk, edited) if n > 1 else None
+                    accepted.setdefault(j, []).append((0 if cost is None else cost, (cost, edited, gen.text)))
             for j, candidates in accepted.items():
-                outcomes[j].edited = best_of(candidates)
+                outcomes[j].cost, outcomes[j].edited, outcomes[j].reply = best_of(candidates)
             pending = [j for j in pending if j not in accepted]
         return outcomes
 

@@ -72,9 +72,10 @@ def _arity_one(detector: Any) -> Any:
     return Detector(detector.index, k=detector.k, max_arity=1, cache_size=100_000)
 
 
-def best_of(candidates: Sequence[Tuple[Any, str]]) -> Optional[str]:
-    """The edit of lowest cost among (cost, edit) pairs; the first on ties; None when empty."""
-    best: Optional[Tuple[Any, str]] = None
+def best_of(candidates: Sequence[Tuple[Any, Any]]) -> Any:
+    """The edit of lowest cost among (cost, edit) pairs (an edit may be any
+    value: the backend passes its reply along); the first on ties; None when empty."""
+    best: Optional[Tuple[Any, Any]] = None
     for cost, edit in candidates:
         if best is None or cost < best[0]:
             best = (cost, edit)

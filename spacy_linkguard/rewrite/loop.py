@@ -19,7 +19,7 @@ from .backends import LLMRewriter
 from .guarantee import detect_with, redact_until_safe
 from .judge import EditJudge
 from .occurs import occurs
-from .records import ChunkOutcome, PassRecord, RewriteResult
+from .records import ChunkOutcome, PassRecord, RewriteResult, verified_pair
 
 
 class RewriteLoop:
@@ -35,6 +35,10 @@ class RewriteLoop:
     max_passes (int): Rewriting passes at most (default 5).
     guarantee (bool): Redact what is still linkable after the last pass.
     max_retries (int): With `model`: extra attempts for a rejected chunk within a pass.
+    keep_verified (bool): Keep each document's verified model rewrites
+        (`RewriteResult.verified`: prompt and reply of every accepted edit
+        that removed all its chunk's flagged spans and, when judged, wrote no
+        new linking N-gram): the training pairs of `train-lora`.
     RAISES: LinkguardError E207 (bad numbers), E210 (placeholder mismatch).
     """
 
@@ -47,6 +51,7 @@ class RewriteLoop:
         max_passes: int = 5,
         guarantee: bool = True,
         max_retries: int = 2,
+        keep_verified: bool = False,
     ):
         for name, value, low in (("max_passes", max_passes, 0), ("max_retries", max_retries, 0)):
             if not isinstance(value, int) or value < low:
@@ -63,6 +68,7 @@ class RewriteLoop:
         self.rewriter = rewriter
         self.max_passes = max_passes
         self.guarantee = guarantee
+        self.keep_verified = bool(keep_verified)
         self.settings: NgramSettings = getattr(detector, "settings", None) or NgramSettings(
             placeholder=rewriter.placeholder
         )
@@ -97,7 +103,8 @@ class RewriteLoop:
         current = list(texts)
         srcs = [None] * len(texts) if sources is None else [None if s is None else list(s) for s in sources]
         detect = self._detect
-        results = [RewriteResult(text=t, safe=False, sources=srcs[i]) for i, t in enumerate(texts)]
+        results = [RewriteResult(text=t, safe=False, sources=srcs[i], verified=[] if self.keep_verified else None)
+                   for i, t in enumerate(texts)]
         active = list(range(len(texts)))
         for p in range(1, self.max_passes + 1):
             offsets: Dict[int, List] = {i: [] for i in active}
@@ -129,7 +136,7 @@ class RewriteLoop:
             for o in outcomes:
                 by_doc[o.chunk.doc_index].append(o)
             for i in active:
-                record = self._record(p, chunks[i], by_doc[i])
+                record = self._record(p, chunks[i], by_doc[i], results[i].verified)
                 edits = [(o.chunk.start, o.chunk.end, o.edited) for o in by_doc[i] if o.edited is not None]
                 current[i] = apply_chunk_edits(current[i], edits)
                 own = sum(o.seconds for o in by_doc[i])
@@ -169,7 +176,9 @@ class RewriteLoop:
         """The rewriter's outcomes for `chunks` (one per chunk, in order)."""
         return self.rewriter.rewrite_chunks(chunks, pass_index=pass_index)
 
-    def _record(self, p: int, chunks: List[Chunk], outcomes: List[ChunkOutcome]) -> PassRecord:
+    def _record(self, p: int, chunks: List[Chunk], outcomes: List[ChunkOutcome],
+                verified: Optional[List[Dict[str, Any]]] = None) -> PassRecord:
+        """The pass's record of one document; its verified pairs go to `verified` (when a list)."""
         rec = PassRecord(index=p, chunks_total=len(chunks), chunks_sent=len(outcomes))
         for o in outcomes:
             rec.spans_sent += len(o.chunk.span_offsets)
@@ -181,7 +190,9 @@ class RewriteLoop:
                 rec.rejected[reason] = rec.rejected.get(reason, 0) + n
             if o.edited is not None:
                 rec.chunks_accepted += 1
-                rec.spans_removed += sum(
-                    not occurs(o.chunk.text[s:e], o.edited, self.settings) for s, e in o.chunk.span_offsets
-                )
+                removed = sum(not occurs(o.chunk.text[s:e], o.edited, self.settings) for s, e in o.chunk.span_offsets)
+                rec.spans_removed += removed
+                pair = verified_pair(o, len(o.chunk.span_offsets) - removed, p) if verified is not None else None
+                if pair is not None:
+                    verified.append(pair)
         return rec

@@ -12,7 +12,9 @@ class ChunkOutcome:
     None, model calls (0 for a backend without an LLM), rejections by reason,
     the (prompt, completion) tokens of every call, and the seconds spent on this
     chunk alone (0 when the backend batches chunks; the loop then shares the
-    batch's time by calls)."""
+    batch's time by calls). An LLM backend also gives the prompt, the reply
+    that made `edited`, and that reply's cost by the loop's judge (None
+    without a judge): what `verified_pair` reads."""
 
     chunk: Chunk
     edited: Optional[str] = None
@@ -20,6 +22,9 @@ class ChunkOutcome:
     rejected: Dict[str, int] = field(default_factory=dict)
     tokens: List[List[int]] = field(default_factory=list)
     seconds: float = 0.0
+    prompt: Optional[str] = None
+    reply: Optional[str] = None
+    cost: Any = None
 
 
 @dataclass
@@ -70,6 +75,9 @@ class RewriteResult:
     seconds: total wall time for this document.
     sources: the source ids it was detected with (the source verdict), or
         None (the any verdict).
+    verified: with `RewriteLoop(keep_verified=True)`, the model's verified
+        rewrites of this document's chunks, as {"pass", "prompt", "reply"}
+        (`verified_pair`): the training pairs of `train-lora`. None: not kept.
     """
 
     text: str
@@ -80,6 +88,7 @@ class RewriteResult:
     redaction_rounds: int = 0
     seconds: float = 0.0
     sources: Optional[List[str]] = None
+    verified: Optional[List[Dict[str, Any]]] = None
 
     @property
     def verdict(self) -> str:
@@ -96,4 +105,17 @@ class RewriteResult:
             "forced_redactions": self.forced_redactions,
             "redaction_rounds": self.redaction_rounds,
             "seconds": round(self.seconds, 3),
+            **({} if self.verified is None else {"verified": self.verified}),
         }
+
+
+def verified_pair(outcome: ChunkOutcome, spans_left: int, pass_index: int) -> Optional[Dict[str, Any]]:
+    """The training pair of a chunk's outcome when the model's edit is verified:
+    accepted by the task's guards, none of the chunk's flagged spans still
+    occurs (`spans_left` == 0), and, when a judge scored it, no new linking
+    N-gram either (cost 0). None otherwise, or without a prompt and reply."""
+    if outcome.edited is None or outcome.prompt is None or outcome.reply is None or spans_left:
+        return None
+    if outcome.cost is not None and outcome.cost[0] != 0:
+        return None
+    return {"pass": pass_index, "prompt": outcome.prompt, "reply": outcome.reply}

@@ -184,6 +184,11 @@ class HFChatModel:
                     out[i] = gen
         return out  # type: ignore[return-value]
 
+    @property
+    def device(self) -> Any:
+        """The torch device the model runs on (resolved from the `device` setting)."""
+        return self._device
+
     def format_prompt(self, prompt: str) -> str:
         """The prompt as the model sees it (chat template applied).
 
