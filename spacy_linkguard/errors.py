@@ -382,6 +382,9 @@ class Errors(metaclass=ErrorsWithCodes):
             "never written over: give a new --output, or delete that folder first.")
     E225 = ("None of the {n} verified rewrites fits in --max-length {max_length} "
             "tokens (the shortest needs {shortest}). Raise --max-length.")
+    E226 = ("Training diverged: the loss was {loss} at step {step} (weights in "
+            "{dtype}). Nothing was saved. Train in float32 (--dtype float32) or "
+            "lower --learning-rate.")
     E240 = ("No reply from the chat-completions endpoint {url} after {tries} tries "
             "(last: {detail}). Start the server (e.g. `vllm serve MODEL --port 8000`), "
             "check `base_url` (it ends in /v1), or raise `timeout`/`max_retries`.")

@@ -156,7 +156,8 @@ def train_lora(model: str, pairs: Sequence[Tuple[str, str]], output: Union[str, 
     pairs: (prompt, reply) pairs (`read_verified`).
     RETURNS (Dict[str, Any]): The contents of training.json.
     RAISES: LinkguardError E222 (no peft), E224 (output not empty), E225
-        (no pair fits max_length), E207 (settings), and the model's own
+        (no pair fits max_length), E226 (the loss diverged: nothing is
+        saved), E207 (settings), and the model's own
         (E200 not loadable, E202 no such device).
     """
     settings = (settings or LoraSettings()).check()
@@ -196,8 +197,10 @@ def train_lora(model: str, pairs: Sequence[Tuple[str, str]], output: Union[str, 
     for step, idx in enumerate(batches(len(kept), settings.batch_size, settings.epochs, settings.seed)):
         ids, mask, labels = (t.to(chat.device) for t in collate([kept[i] for i in idx], tok.pad_token_id))
         loss = net(input_ids=ids, attention_mask=mask, labels=labels).loss
-        loss.backward()
         value = loss.item()
+        if not math.isfinite(value):
+            raise LinkguardError(Errors.E226.format(loss=value, step=step + 1, dtype=dtype))
+        loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         optimizer.step()
         scheduler.step()

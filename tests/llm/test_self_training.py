@@ -114,3 +114,24 @@ def test_nothing_is_written_over_or_left_half_written(tmp_path):
 def test_settings_out_of_range_are_coded_errors(name, value):
     with pytest.raises(LinkguardError, match=rf"\[E207\] {name}"):
         LoraSettings(**{name: value}).check()
+
+
+def test_a_diverging_fit_is_a_coded_error_and_saves_nothing(tmp_path, monkeypatch):
+    # Fault injection: the loss of the second step is NaN (as a bf16 fit on a GPU once gave).
+    import torch
+
+    real = torch.nn.functional.cross_entropy
+    calls = []
+
+    def nan_on_second_step(*args, **kwargs):
+        calls.append(1)
+        loss = real(*args, **kwargs)
+        return loss * float("nan") if len(calls) == 2 else loss
+
+    monkeypatch.setattr(torch.nn.functional, "cross_entropy", nan_on_second_step)
+    settings = LoraSettings(rank=4, alpha=8, dropout=0.0, epochs=1, batch_size=3)
+    with pytest.raises(LinkguardError, match=r"\[E226\] Training diverged: the loss was nan at step 2.*float32"):
+        train_lora(str(MODEL), PAIRS, tmp_path / "out", settings=settings, device="cpu", dtype="float32",
+                   progress=False)
+    assert len(calls) == 2
+    assert not (tmp_path / "out").exists() and not (tmp_path / "out.partial").exists()
