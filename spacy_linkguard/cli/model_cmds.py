@@ -81,13 +81,14 @@ def train_lora_cmd(
     output: Path = typer.Option(..., "--output", "-o", help="New folder: adapter/, model/ (merged) and training.json."),
     rank: int = typer.Option(16, "--rank", help="LoRA rank."),
     alpha: int = typer.Option(32, "--alpha", help="LoRA alpha (the update is scaled by alpha / rank)."),
-    epochs: int = typer.Option(2, "--epochs", help="Passes over the verified rewrites."),
+    epochs: int = typer.Option(1, "--epochs", help="Passes over the verified rewrites."),
     learning_rate: float = typer.Option(1e-4, "--learning-rate", help="AdamW learning rate."),
     batch_size: int = typer.Option(8, "--batch-size", help="Pairs per step."),
     max_length: int = typer.Option(2048, "--max-length", help="Longest prompt + reply in tokens; longer pairs are left out."),
     seed: int = typer.Option(0, "--seed", help="Shuffling and adapter initialisation."),
     device: str = typer.Option("auto", "--device", help="cuda, cuda:N, cpu or auto (cuda when available)."),
-    dtype: str = typer.Option("auto", "--dtype", help="Weights: auto, bfloat16, float16 or float32."),
+    dtype: str = typer.Option("float32", "--dtype", help="Weights while fitting: float32 (a bfloat16 fit of "
+                             "Qwen2.5-Coder-1.5B diverged), bfloat16, float16 or auto."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr."),
 ) -> None:
     """Fine-tune a LoRA adapter of MODEL on the verified rewrites of FILES and save it merged."""

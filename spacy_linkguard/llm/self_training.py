@@ -44,7 +44,7 @@ class LoraSettings:
     rank: int = 16
     alpha: int = 32
     dropout: float = 0.05
-    epochs: int = 2
+    epochs: int = 1
     learning_rate: float = 1e-4
     warmup: float = 0.05
     batch_size: int = 8
@@ -144,7 +144,7 @@ def collate(encoded: Sequence[Tuple[List[int], List[int]]], pad_id: int):
 
 
 def train_lora(model: str, pairs: Sequence[Tuple[str, str]], output: Union[str, Path], *,
-               settings: Optional[LoraSettings] = None, device: str = "auto", dtype: str = "auto",
+               settings: Optional[LoraSettings] = None, device: str = "auto", dtype: str = "float32",
                progress: bool = True) -> Dict[str, Any]:
     """Fit a LoRA adapter of `model` on `pairs` and save it, and the model with
     it merged, under `output`: `adapter/` (peft), `model/` (a transformers
@@ -154,6 +154,8 @@ def train_lora(model: str, pairs: Sequence[Tuple[str, str]], output: Union[str, 
 
     model (str): The base model folder (as `linkguard.HF.v1` takes it).
     pairs: (prompt, reply) pairs (`read_verified`).
+    dtype (str): The weights' dtype while fitting (and of the merged model):
+        float32 by default, as a bfloat16 fit of Qwen2.5-Coder-1.5B diverged.
     RETURNS (Dict[str, Any]): The contents of training.json.
     RAISES: LinkguardError E222 (no peft), E224 (output not empty), E225
         (no pair fits max_length), E226 (the loss diverged: nothing is

@@ -135,3 +135,22 @@ def test_a_diverging_fit_is_a_coded_error_and_saves_nothing(tmp_path, monkeypatc
                    progress=False)
     assert len(calls) == 2
     assert not (tmp_path / "out").exists() and not (tmp_path / "out.partial").exists()
+
+
+def test_the_command_trains_from_rewrite_lines_and_says_where_the_model_is(tmp_path):
+    from typer.testing import CliRunner
+
+    from spacy_linkguard.cli import app
+
+    lines = write_lines(tmp_path / "out.jsonl", [
+        {"id": str(i), "text": "t", "verified": [{"pass": 1, "prompt": p, "reply": r}]} for i, (p, r) in enumerate(PAIRS)
+    ])
+    res = CliRunner().invoke(app, ["train-lora", str(lines), "--model", str(MODEL), "-o", str(tmp_path / "m"),
+                                   "--rank", "4", "--batch-size", "3", "--device", "cpu", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    assert "6 verified rewrites, 2 steps" in res.output and str(tmp_path / "m" / "model") in res.output
+    summary = json.loads((tmp_path / "m" / "training.json").read_text())
+    assert summary["dtype"] == "float32" and summary["settings"]["epochs"] == 1 and summary["settings"]["rank"] == 4
+    empty = write_lines(tmp_path / "none.jsonl", [{"id": "1", "text": "t"}])
+    res = CliRunner().invoke(app, ["train-lora", str(empty), "--model", str(MODEL), "-o", str(tmp_path / "n")])
+    assert res.exit_code != 0 and "[E221]" in res.output and not (tmp_path / "n").exists()
