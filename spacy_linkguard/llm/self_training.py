@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ..errors import Errors, LinkguardError
+from ..paths import portable_path
 
 # Projections of a Llama/Qwen-style decoder block that get an adapter.
 DEFAULT_TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -213,7 +214,7 @@ def train_lora(model: str, pairs: Sequence[Tuple[str, str]], output: Union[str, 
     bar.close()
     net.eval()
     summary = {
-        "base_model": str(model),
+        "base_model": portable_path(model),  # no machine's absolute prefix in a file that may be committed
         "pairs": len(encoded),
         "pairs_trained": len(kept),
         "pairs_too_long": len(encoded) - len(kept),
