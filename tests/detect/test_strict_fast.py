@@ -25,17 +25,24 @@ from .test_combos import random_postings, random_witnesses
 REWRITTEN = Path(__file__).resolve().parents[2] / "benchmarks/data/echr_qwen25_llm_a3_before_guarantee.jsonl"
 
 
+def both_enumerations(rng, k, n_cand, n_docs, density, witness_rate):
+    """A random incidence, its pair scan, and the triples of `minimal_triples`
+    and of the former code (`reference_combos`). `witness_rate`: a number, or
+    a (low, high) range from which it is drawn once the postings are made."""
+    postings = random_postings(rng, n_cand=n_cand, n_docs=n_docs, density=density)
+    rate = float(rng.uniform(*witness_rate)) if isinstance(witness_rate, tuple) else witness_rate
+    witnesses = random_witnesses(rng, postings, rate)
+    inc = build_incidence(postings, witnesses, 2)
+    scan = scan_pairs(inc, k)
+    return inc, scan, minimal_triples(inc.restrict(3), scan, k), ref.minimal_triples(inc.restrict(3), scan, k)
+
+
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("k", [2, 3, 5])
 def test_triples_equal_the_former_enumeration(seed, k):
     rng = np.random.default_rng(1000 + seed)
-    postings = random_postings(rng, n_cand=int(rng.integers(20, 90)), n_docs=int(rng.integers(8, 60)),
-                               density=float(rng.uniform(0.1, 0.7)))
-    witnesses = random_witnesses(rng, postings, float(rng.uniform(0.2, 1.0)))
-    inc = build_incidence(postings, witnesses, 2)
-    scan = scan_pairs(inc, k)
-    got = minimal_triples(inc.restrict(3), scan, k)
-    want = ref.minimal_triples(inc.restrict(3), scan, k)
+    inc, scan, got, want = both_enumerations(rng, k, int(rng.integers(20, 90)), int(rng.integers(8, 60)),
+                                             float(rng.uniform(0.1, 0.7)), (0.2, 1.0))
     assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
     assert len(got[0]) or seed  # some inputs have triples
     # The budget: both give up past the same limit.
@@ -49,12 +56,7 @@ def test_triples_equal_the_former_enumeration(seed, k):
 def test_triples_of_many_partners_equal_the_former_enumeration(seed, k):
     # More than 256 partners per anchor: the products are made a slice of rows at a time.
     rng = np.random.default_rng(2000 + seed)
-    postings = random_postings(rng, n_cand=420, n_docs=48, density=0.25)
-    witnesses = random_witnesses(rng, postings, 0.5)
-    inc = build_incidence(postings, witnesses, 2)
-    scan = scan_pairs(inc, k)
-    got = minimal_triples(inc.restrict(3), scan, k)
-    want = ref.minimal_triples(inc.restrict(3), scan, k)
+    _, _, got, want = both_enumerations(rng, k, 420, 48, 0.25, 0.5)
     assert len(want[0]) > 1000
     assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
 
@@ -68,14 +70,9 @@ def test_triples_past_the_dense_limit_equal_the_former_enumeration(seed, k, monk
 
     monkeypatch.setattr(combos_module, "_DENSE_UP_TO", 16)
     rng = np.random.default_rng(3000 + seed)
-    postings = random_postings(rng, n_cand=int(rng.integers(40, 120)), n_docs=int(rng.integers(10, 50)),
-                               density=float(rng.uniform(0.2, 0.6)))
-    witnesses = random_witnesses(rng, postings, float(rng.uniform(0.3, 1.0)))
-    inc = build_incidence(postings, witnesses, 2)
-    scan = scan_pairs(inc, k)
+    _, scan, got, want = both_enumerations(rng, k, int(rng.integers(40, 120)), int(rng.integers(10, 50)),
+                                           float(rng.uniform(0.2, 0.6)), (0.3, 1.0))
     assert scan.dense_frequent() is None and scan.counts is None
-    got = minimal_triples(inc.restrict(3), scan, k)
-    want = ref.minimal_triples(inc.restrict(3), scan, k)
     assert len(want[0]) > 0
     assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
 
