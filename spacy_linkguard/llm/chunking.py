@@ -55,6 +55,8 @@ class Chunk:
     span_offsets: Flagged spans inside the chunk, offsets relative to `text`.
     whole (bool): The chunk is sent as a whole, without a span list (the
         no-span-list baseline flags every chunk this way).
+    context (Tuple[str, str]): Read-only text before and after the chunk
+        that a prompt may show (the sentence task: the neighbouring sentences).
     """
 
     doc_index: int
@@ -64,6 +66,7 @@ class Chunk:
     text: str
     span_offsets: Tuple[Tuple[int, int], ...] = field(default=())
     whole: bool = False
+    context: Tuple[str, str] = ("", "")
 
     @property
     def spans(self) -> List[str]:

@@ -34,11 +34,17 @@ class EditJudge:
     settings (NgramSettings): tokenization of "still occurs".
     sources (Sequence[Optional[List[str]]]): each document's sources (by
         `Chunk.doc_index`; None: the any verdict).
+    texts (Optional[Sequence[str]]): each document's input text (before any pass)
+        (by `Chunk.doc_index`): with an index, `unknown_words` is available.
     """
 
-    def __init__(self, detector: Any, settings: NgramSettings, sources: Sequence[Optional[List[str]]]) -> None:
+    def __init__(self, detector: Any, settings: NgramSettings, sources: Sequence[Optional[List[str]]],
+                 texts: Optional[Sequence[str]] = None) -> None:
         self.settings = settings
         self.sources = list(sources)
+        self.texts = None if texts is None else list(texts)
+        self.index = getattr(detector, "index", None)
+        self._known: Dict[int, Any] = {}
         self.single = _arity_one(detector)
         self._before: Dict[Tuple[int, int, str], Set[str]] = {}
 

@@ -125,8 +125,10 @@ class RewriteLoop:
                                               for i in active}
             sent = [c for i in active for c in chunks[i] if c.flagged]
             start = time.perf_counter()
-            if getattr(self.rewriter, "n_candidates", 1) > 1 and self.detector is not None:
-                judge = EditJudge(self.detector, self.settings, srcs)  # best of n, checked against the index
+            wants_judge = getattr(self.rewriter, "n_candidates", 1) > 1 or getattr(self.rewriter, "filters", False)
+            if wants_judge and self.detector is not None:
+                # best of n (or a filtering backend's index check), against the index
+                judge = EditJudge(self.detector, self.settings, srcs, texts=texts)
                 outcomes = self.rewriter.rewrite_chunks(sent, pass_index=p, judge=judge)
             else:
                 outcomes = self.rewriter.rewrite_chunks(sent, pass_index=p)

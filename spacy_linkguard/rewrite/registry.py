@@ -1,14 +1,17 @@
-"""Registration of `linkguard.LLMRewriter.v1` (entry point group `spacy_misc`).
+"""Registration of `linkguard.LLMRewriter.v1` and `linkguard.SentenceRewriter.v1`
+(entry point group `spacy_misc`).
 
 The `linkguard_rewrite` component builds this backend itself from its `task`
 and `model`; the registered name lets a config give it as a `rewriter` block,
 like any other backend (`linkguard.LexicalRewriter.v1`).
 """
-from typing import Any
+from typing import Any, Optional
 
 from spacy.util import registry
 
 from .backends import LLMRewriter
+from .ranking import CandidateRanker, RankWeights, SentenceEmbedder
+from .sentence_rewriter import SentenceRewriter
 
 
 @registry.misc("linkguard.LLMRewriter.v1")
@@ -21,3 +24,36 @@ def make_llm_rewriter(task: Any, model: Any, max_retries: int = 2, n_candidates:
     RETURNS (LLMRewriter).
     """
     return LLMRewriter(task, model, max_retries=max_retries, n_candidates=n_candidates)
+
+
+@registry.misc("linkguard.SentenceRewriter.v1")
+def make_sentence_rewriter(
+    task: Any,
+    model: Any,
+    max_retries: int = 1,
+    n_candidates: int = 4,
+    generalize: bool = True,
+    similarity_model: Optional[str] = "all-MiniLM-L6-v2",
+    similarity_device: str = "cpu",
+    weight_meaning: float = 1.0,
+    weight_kept: float = 0.5,
+    weight_loss: float = 0.5,
+) -> SentenceRewriter:
+    """linkguard.SentenceRewriter.v1: regenerate each flagged sentence with
+    `task` (`linkguard.RewriteSentences.v1`) and `model`, `n_candidates` a
+    sentence under banned phrases; keep the best candidate that passes the
+    guards, the fact guard, the index and the vocabulary (`rewrite/sentence_rewriter.py`).
+
+    generalize (bool): A last round asking for a more general sentence.
+    similarity_model (Optional[str]): The sentence-transformers model of the
+        ranking's meaning term (an installed package or cache name); None: no
+        meaning term.
+    similarity_device (str): Its device ("cpu", "cuda").
+    weight_meaning, weight_kept, weight_loss (float): The ranking's weights (`rewrite/ranking.py`).
+    RETURNS (SentenceRewriter).
+    RAISES: LinkguardError E207 (a bad number), E250 (the similarity model is not installed).
+    """
+    embedder = SentenceEmbedder(similarity_model, device=similarity_device) if similarity_model else None
+    ranker = CandidateRanker(embedder, model, RankWeights(weight_meaning, weight_kept, weight_loss))
+    return SentenceRewriter(task, model, max_retries=max_retries, n_candidates=n_candidates, ranker=ranker,
+                            generalize=generalize)

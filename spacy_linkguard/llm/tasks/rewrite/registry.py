@@ -63,10 +63,11 @@ def build_task(task_cls: Type[Any], example_type: Type[Any], template: Optional[
                examples: ExamplesConfigType, examples_path: Any, parse_responses: Callable[..., Iterable[Any]], *,
                placeholder: str, field: str, spans_key: str, sentences_per_chunk: int, max_chunk_chars: int,
                min_length_ratio: float, max_length_ratio: float, min_similarity: float, max_added_words: int,
-               reject_new_details: bool, reject_redaction: bool = True) -> Any:
+               reject_new_details: bool, reject_redaction: bool = True, **extra: Any) -> Any:
     """One rewrite task from its registered arguments (every rewrite task form
     shares them): bundled template and examples when none are given, examples
-    validated, chunking and guard settings built.
+    validated, chunking and guard settings built; `extra` goes to the task's
+    own arguments (`generalize_template` of linkguard.RewriteSentences.v1).
 
     RAISES: LinkguardError E204 (invalid example), E206 (missing file), E207 (bad size).
     """
@@ -90,4 +91,5 @@ def build_task(task_cls: Type[Any], example_type: Type[Any], template: Optional[
             reject_new_details=reject_new_details,
             reject_redaction=reject_redaction,
         ),
+        **extra,
     )

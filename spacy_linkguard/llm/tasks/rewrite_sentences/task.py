@@ -1,0 +1,139 @@
+"""`RewriteSentencesTask`: the model regenerates each sentence that holds flagged spans.
+
+Splicing short replacements into a sentence, phrase after phrase and pass
+after pass, leaves sentences that no longer read. Here each chunk is one
+sentence: the model writes the whole sentence again, with the neighbouring
+sentences as read-only context and the flagged phrases listed, told to change
+only what those phrases need. The phrases are also handed to the model as
+banned phrases (`banned`): a backend that enforces them while decoding
+(`HFChatModel`) cannot write one; the others are checked after generation,
+like every reply. A reply is then reviewed by the guards of every task
+(length, similarity, echo, invented names and numbers, redaction) and by the
+fact guard (`llm/facts.py`: numbers, ordinals, number words, negations and
+legal references outside the flagged phrases survive; inside them a number may
+only be generalized). When no candidate of a sentence passes, the rewriter asks
+once more with `render(chunk, generalize=True)`: a more general sentence.
+"""
+import dataclasses
+import json
+from typing import Any, List, Optional, Sequence, Tuple
+
+import jinja2
+
+from ....errors import Errors, LinkguardError
+from ...chunking import Chunk
+from ...guards import check_edit, instruction_ngrams
+from ..rewrite.task import TEMPLATES_DIR, RewriteTask
+from ..rewrite.util import EXAMPLES_PLACEHOLDER
+from .parser import parse_sentence
+
+DEFAULT_TEMPLATE_PATH = TEMPLATES_DIR / "rewrite_sentences.v1.jinja"
+DEFAULT_GENERALIZE_TEMPLATE_PATH = TEMPLATES_DIR / "rewrite_sentences_generalize.v1.jinja"
+
+
+class RewriteSentencesTask(RewriteTask):
+    """Regenerate whole sentences under banned phrases (see the module).
+
+    generalize_template (str): The prompt of the last round, which asks for a
+        more general sentence.
+    fact_guard (bool): Reject a candidate that drops, changes or invents a
+        fact (`facts.check_facts`).
+    Other arguments: `RewriteTask`'s (chunking: one sentence a chunk).
+    """
+
+    def __init__(self, *, generalize_template: str, fact_guard: bool = True, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._generalize_template = generalize_template
+        self._fact_guard = bool(fact_guard)
+        self._compiled_generalize: Tuple[str, Optional[jinja2.Template]] = ("", None)
+
+    # --- the loop's API (plain text) ------------------------------------
+    def chunks(self, text: str, spans: Any, doc_index: int = 0) -> List[Chunk]:
+        """The sentences of `text` (as chunks, `sentences_per_chunk` a chunk),
+        each with the text of its neighbours as `context`."""
+        chunks = super().chunks(text, spans, doc_index=doc_index)
+        out = []
+        for i, c in enumerate(chunks):
+            before = chunks[i - 1].text if i > 0 and _same_paragraph(text, chunks[i - 1], c) else ""
+            after = chunks[i + 1].text if i + 1 < len(chunks) and _same_paragraph(text, c, chunks[i + 1]) else ""
+            out.append(dataclasses.replace(c, context=(before, after)))
+        return out
+
+    def render(self, chunk: Chunk, *, generalize: bool = False) -> str:
+        """The prompt for one flagged sentence; `generalize`: the last round's,
+        which asks for a more general sentence.
+
+        RAISES: LinkguardError E205 when the template cannot be rendered.
+        """
+        template = self._generalize_obj() if generalize else self._template_obj()
+        before, after = chunk.context
+        ph = self._placeholder
+        examples = [
+            {
+                "sentence": eg.sentence.replace(EXAMPLES_PLACEHOLDER, ph),
+                "phrases": _phrase_list(eg.phrases),
+                "rewritten": eg.rewritten.replace(EXAMPLES_PLACEHOLDER, ph),
+            }
+            for eg in self._prompt_examples
+        ]
+        try:
+            return template.render(
+                sentence=chunk.text, before=before, after=after, phrases=_phrase_list(self.banned(chunk)),
+                placeholder=ph, prompt_examples=examples,
+            ).strip()
+        except jinja2.TemplateError as e:
+            raise LinkguardError(Errors.E205.format(detail=e)) from None
+
+    @staticmethod
+    def banned(chunk: Chunk) -> List[str]:
+        """The phrases the rewritten sentence must not contain: its flagged spans."""
+        return chunk.spans
+
+    def parse(self, reply: Any) -> Optional[str]:
+        """The rewritten sentence in one reply, or None (through `parse_responses`)."""
+        parsed = list(self._parse_responses(self, [[None]], [[reply]]))  # type: ignore[list-item]
+        return list(parsed[0])[0] if parsed else None
+
+    def review(self, chunk: Chunk, prompt: str, reply: Any) -> Tuple[Optional[str], Optional[str]]:
+        """Parse a reply and check it with the guards and the fact guard.
+
+        RETURNS (Tuple[Optional[str], Optional[str]]): (sentence, None) when
+            accepted, (None, reason) when rejected (see `guards.REASONS`).
+        """
+        edited = self.parse(reply)
+        forbidden = instruction_ngrams(prompt, chunk.text, self._guards.echo_ngram)
+        reason = check_edit(chunk.text, edited, chunk.spans, self._guards, forbidden=forbidden,
+                            placeholder=self._placeholder)
+        if reason is None and self._fact_guard:
+            reason = _fact_reason(chunk, edited)  # type: ignore[arg-type]
+        return (edited, None) if reason is None else (None, reason)
+
+    @property
+    def _cfg_keys(self) -> List[str]:
+        return ["_template", "_generalize_template", "_placeholder", "_field", "_spans_key"]
+
+    def _generalize_obj(self) -> jinja2.Template:
+        if self._compiled_generalize[0] != self._generalize_template or self._compiled_generalize[1] is None:
+            env = jinja2.sandbox.SandboxedEnvironment(undefined=jinja2.StrictUndefined)
+            try:
+                self._compiled_generalize = (self._generalize_template, env.from_string(self._generalize_template))
+            except jinja2.TemplateError as e:
+                raise LinkguardError(Errors.E205.format(detail=e)) from None
+        return self._compiled_generalize[1]  # type: ignore[return-value]
+
+
+def _fact_reason(chunk: Chunk, edited: str) -> Optional[str]:
+    from ...fact_guard import check_facts
+
+    return check_facts(chunk.text, edited, chunk.span_offsets)
+
+
+def _phrase_list(phrases: Sequence[str]) -> str:
+    """Phrases as the prompt lists them: JSON strings separated by "; " (a
+    quote inside a phrase cannot end the list early)."""
+    return "; ".join(json.dumps(p, ensure_ascii=False) for p in phrases)
+
+
+def _same_paragraph(text: str, a: Chunk, b: Chunk) -> bool:
+    """Whether chunk `b` follows `a` in the same paragraph (no blank line between)."""
+    return "\n\n" not in text[a.end : b.start].replace("\r", "")

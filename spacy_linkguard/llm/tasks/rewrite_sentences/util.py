@@ -1,0 +1,44 @@
+"""Few-shot examples of linkguard.RewriteSentences.v1: a sentence, its phrases, the rewritten sentence."""
+from pathlib import Path
+from typing import List
+
+from pydantic import field_validator, model_validator
+from spacy_llm.ty import FewshotExample
+
+EXAMPLES_DIR = Path(__file__).parent.parent / "examples"
+DEFAULT_EXAMPLES_PATH = EXAMPLES_DIR / "rewrite_sentences.v1.yml"
+
+
+class RewriteSentencesExample(FewshotExample):
+    """One few-shot example.
+
+    Validation: at least one phrase; every phrase occurs in `sentence` and in
+    no case in `rewritten` (case-insensitively) -- an example that keeps a
+    phrase would teach the model to.
+    """
+
+    sentence: str
+    phrases: List[str]
+    rewritten: str
+
+    @field_validator("sentence", "rewritten")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
+
+    @model_validator(mode="after")
+    def _phrases_replaced(self) -> "RewriteSentencesExample":
+        if not self.phrases:
+            raise ValueError("`phrases` is empty")
+        for phrase in self.phrases:
+            if phrase.casefold() not in self.sentence.casefold():
+                raise ValueError(f"phrase {phrase!r} does not occur in sentence")
+            if phrase.casefold() in self.rewritten.casefold():
+                raise ValueError(f"phrase {phrase!r} still occurs in rewritten")
+        return self
+
+    @classmethod
+    def generate(cls, example, task):  # pragma: no cover - no gold rewrites in spaCy Examples
+        return None

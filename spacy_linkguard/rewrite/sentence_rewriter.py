@@ -1,0 +1,151 @@
+"""`SentenceRewriter`: whole sentences under banned phrases, filtered, ranked.
+
+The backend of the sentence task (`linkguard.RewriteSentences.v1`). For each
+flagged sentence it samples `n_candidates` replies in one batched call, the
+sentence's flagged phrases banned while decoding where the model can
+(`HFChatModel`; other backends are checked after generation). Each candidate
+is filtered, in order, by:
+
+1. the task's review: the guards of every task and the fact guard;
+2. the banned phrases, token-wise (SPEC.md's "still occurs"): `banned_phrase`;
+3. the index, through the loop's judge: a flagged span left or a new linking
+   N-gram under the document's verdict is `still_linking`;
+4. the vocabulary: a word that occurs neither in the collection nor in the
+   input document is `unknown_word` (a misspelling is no rewrite);
+
+and the survivors of every sentence are ranked together (`ranking.py`: close
+in meaning, words kept, the model's own loss). A sentence none of whose
+candidates survives is asked again (`max_retries`), and then once more for a
+more general sentence (`generalize`) before the loop leaves it to the next
+pass or, after the last, to guarantee mode.
+"""
+import inspect
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ..llm.chunking import Chunk
+from ..llm.models.base import Generation
+from ..ngrams import NgramSettings
+from .backends import LLMRewriter
+from .occurs import occurs
+from .ranking import CandidateRanker
+from .records import ChunkOutcome
+
+# Rejections of this backend (beside the task's `guards.REASONS`).
+BANNED_PHRASE = "banned_phrase"
+STILL_LINKING = "still_linking"
+UNKNOWN_WORD = "unknown_word"
+
+
+class SentenceRewriter(LLMRewriter):
+    """Regenerate flagged sentences; keep the best candidate that passes every filter.
+
+    `filters` tells the loop to hand over its judge even with one candidate.
+
+    task: `linkguard.RewriteSentences.v1` (`render(chunk, generalize=...)`, `banned(chunk)`).
+    model: a `ChatModel`; `HFChatModel` enforces banned phrases while decoding
+        and scores fluency (`loss`).
+    max_retries (int): Further rounds for sentences with no surviving candidate.
+    n_candidates (int): Candidates sampled per sentence and round.
+    ranker (CandidateRanker): How survivors are ranked; None: words kept and
+        the model's loss only (no sentence embeddings).
+    generalize (bool): A last round that asks for a more general sentence.
+    """
+
+    def __init__(self, task: Any, model: Any, *, max_retries: int = 1, n_candidates: int = 4,
+                 ranker: Optional[CandidateRanker] = None, generalize: bool = True) -> None:
+        super().__init__(task, model, max_retries=max_retries, n_candidates=n_candidates)
+        self.ranker = ranker if ranker is not None else CandidateRanker(model=model)
+        self.generalize = bool(generalize)
+        self.system = getattr(task, "system", "llm")
+        self.filters = True
+
+    @property
+    def cfg(self) -> Dict[str, Any]:
+        return {**super().cfg, "generalize": self.generalize}
+
+    def configure(self, cfg: Dict[str, Any]) -> None:
+        super().configure(cfg)
+        self.generalize = bool(cfg.get("generalize", self.generalize))
+
+    def rewrite_chunks(self, chunks: Sequence[Chunk], pass_index: int = 1,
+                       judge: Optional[Any] = None) -> List[ChunkOutcome]:
+        """One outcome per sentence, in order (`edited` None: nothing survived).
+
+        judge: the loop's `EditJudge` (the index and the vocabulary); None:
+            only the task's review and the banned phrases filter.
+        """
+        settings = getattr(judge, "settings", None) or NgramSettings(placeholder=self.placeholder)
+        prompts = [self.task.render(c) for c in chunks]
+        outcomes = [ChunkOutcome(c, prompt=p) for c, p in zip(chunks, prompts)]
+        banned = [list(self.task.banned(c)) for c in chunks]
+        rounds = [False] * (self.max_retries + 1) + ([True] if self.generalize else [])
+        pending = list(range(len(chunks)))
+        for generalize in rounds:
+            if not pending:
+                break
+            if generalize:
+                for j in pending:
+                    prompts[j] = self.task.render(chunks[j], generalize=True)
+            asked = [j for j in pending for _ in range(self.n_candidates)]
+            gens = self.complete([prompts[j] for j in asked], banned=[banned[j] for j in asked], settings=settings)
+            survivors: Dict[int, List[Tuple[str, str]]] = {}
+            for j, gen in zip(asked, gens):
+                o = outcomes[j]
+                o.calls += 1
+                o.tokens.append([gen.prompt_tokens, gen.completion_tokens])
+                edited, reason = self._filter(chunks[j], prompts[j], gen, banned[j], settings, judge)
+                if edited is None:
+                    o.rejected[reason] = o.rejected.get(reason, 0) + 1  # type: ignore[index]
+                elif edited not in [e for e, _ in survivors.get(j, [])]:
+                    survivors.setdefault(j, []).append((edited, gen.text))
+            order = sorted(survivors)
+            best = self.ranker.best([(chunks[j].text, prompts[j], [e for e, _ in survivors[j]]) for j in order])
+            for j, pick in zip(order, best):
+                if pick is not None:
+                    i, score = pick
+                    o = outcomes[j]
+                    o.edited, o.reply = survivors[j][i]
+                    o.prompt = prompts[j]
+                    o.cost = (0, -score)  # passed the index: no span left, no new linking N-gram
+            pending = [j for j in pending if j not in survivors]
+        return outcomes
+
+    def _filter(self, chunk: Chunk, prompt: str, gen: Generation, banned: List[str], settings: NgramSettings,
+                judge: Optional[Any]) -> Tuple[Optional[str], Optional[str]]:
+        """(candidate, None) when it passes every filter, else (None, reason)."""
+        failed = getattr(gen, "failed", None)
+        if failed:
+            return None, str(failed)
+        edited, reason = self.task.review(chunk, prompt, gen.text)
+        if edited is None:
+            return None, reason
+        if any(occurs(p, edited, settings) for p in banned):
+            return None, BANNED_PHRASE
+        if judge is not None:
+            if judge(chunk, edited)[0] > 0:
+                return None, STILL_LINKING
+            unknown = getattr(judge, "unknown_words", None)
+            if unknown is not None and unknown(chunk, edited):
+                return None, UNKNOWN_WORD
+        return edited, None
+
+    def complete(self, prompts: List[str], banned: Optional[List[List[str]]] = None,
+                 settings: Optional[NgramSettings] = None) -> List[Generation]:
+        """One Generation per prompt; `banned` phrases (tokenized by `settings`)
+        go to a model whose `generate` takes them (enforced while decoding),
+        else they are only checked afterwards."""
+        if banned is not None and prompts and _takes_banned(self.model):
+            gens = list(self.model.generate(prompts, banned=banned, settings=settings))
+            if len(gens) == len(prompts):
+                return gens
+        return super().complete(prompts)
+
+
+def _takes_banned(model: Any) -> bool:
+    generate = getattr(model, "generate", None)
+    if generate is None:
+        return False
+    try:
+        return "banned" in inspect.signature(generate).parameters
+    except (TypeError, ValueError):
+        return False

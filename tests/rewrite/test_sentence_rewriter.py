@@ -1,0 +1,167 @@
+"""The sentence task and its backend: whole sentences, banned phrases, filters
+in order, the generalizing round, the loop. Replies are canned
+(tests/rewrite/canned_sentences.py), not a real LLM; safety is checked with
+the brute-force oracle."""
+import pytest
+
+from spacy_linkguard.detect import Detector
+from spacy_linkguard.llm.chunking import Chunk
+from spacy_linkguard.llm.tasks.rewrite_sentences.parser import parse_sentence
+from spacy_linkguard.llm.tasks.rewrite_sentences.registry import make_rewrite_sentences_task
+from spacy_linkguard.ngrams import NgramSettings
+from spacy_linkguard.rewrite import RewriteLoop
+from spacy_linkguard.rewrite.judge import EditJudge
+from spacy_linkguard.rewrite.occurs import occurs
+from spacy_linkguard.rewrite.ranking import CandidateRanker
+from spacy_linkguard.rewrite.sentence_rewriter import BANNED_PHRASE, STILL_LINKING, SentenceRewriter
+
+from ..detect.oracle import oracle
+from .canned_sentences import CannedSentenceModel, reverse_phrases, sentence_of
+from .oracle import CORPUS, QUERY, DictIndex
+
+SENTENCE = "He was arrested by the police on 3 May 2001 at the railway station in Kraljevo."
+
+
+def chunk_for(sentence: str, *phrases: str, doc_index: int = 0) -> Chunk:
+    offsets = tuple((sentence.index(p), sentence.index(p) + len(p)) for p in phrases)
+    return Chunk(doc_index=doc_index, index=0, start=0, end=len(sentence), text=sentence, span_offsets=offsets)
+
+
+def rewriter(rule, *, n=1, retries=0, generalize=True, losses=None, takes_banned=True):
+    model = CannedSentenceModel(rule, losses=losses, takes_banned=takes_banned)
+    task = make_rewrite_sentences_task(examples=[])
+    return SentenceRewriter(task, model, max_retries=retries, n_candidates=n, generalize=generalize,
+                            ranker=CandidateRanker(None, model)), model
+
+
+def test_one_sentence_a_chunk_with_its_neighbours_as_context():
+    task = make_rewrite_sentences_task()
+    s = QUERY.index("on 3 May 2001")
+    chunks = task.chunks(QUERY, [(s, s + len("on 3 May 2001"))])
+    flagged = [c for c in chunks if c.flagged]
+    assert len(flagged) == 1 and flagged[0].text.startswith("He was arrested") and flagged[0].text.endswith("Kraljevo.")
+    before, after = flagged[0].context
+    assert before == "The applicant was born in 1961 and lives in Kraljevo."
+    assert after == ""  # the next sentence is in another paragraph
+    prompt = task.render(flagged[0])
+    assert sentence_of(prompt) == (flagged[0].text, ["on 3 May 2001"])
+    assert "Context before (do not rewrite): " + before in prompt
+    assert "Context after" not in prompt
+    general = task.render(flagged[0], generalize=True)
+    assert "MORE GENERAL" in general and "MORE GENERAL" not in prompt
+    assert sentence_of(general) == sentence_of(prompt)
+
+
+def test_a_phrase_with_quotes_cannot_end_the_list_early():
+    task = make_rewrite_sentences_task(examples=[])
+    sentence = 'The so-called "dangerous detainee" regime was applied; it was lifted later.'
+    prompt = task.render(chunk_for(sentence, '"dangerous detainee" regime', "lifted later"))
+    assert sentence_of(prompt)[1] == ['"dangerous detainee" regime', "lifted later"]
+
+
+@pytest.mark.parametrize("reply,expected", [
+    ("The applicant was held by officers.", "The applicant was held by officers."),
+    ('"The applicant was held by officers."', "The applicant was held by officers."),
+    ("Rewritten sentence: The applicant was held.\nI changed two phrases.", "The applicant was held."),
+    ("Answer:\n\u201cHe was held.\u201d", "He was held."),
+    ("```\nHe was held.\n```", "He was held."),
+    ("<think>hmm</think>He was held.", "He was held."),
+    ("   \n", None),
+    (None, None),
+])
+def test_parse_sentence(reply, expected):
+    assert parse_sentence(reply) == expected
+
+
+def test_candidates_are_filtered_in_order_and_the_survivor_kept():
+    replies = [
+        SENTENCE,  # unchanged: the guards' no_change
+        SENTENCE.replace("arrested by", "detained by"),  # keeps the phrase: banned
+        SENTENCE.replace("by the police", "by officers").replace("3 May 2001", "in the spring of 2001"),
+    ]
+    rw, model = rewriter(lambda s, p, prompt, a: replies[a], n=3)
+    chunk = chunk_for(SENTENCE, "3 May 2001", "by the police")
+    (out,) = rw.rewrite_chunks([chunk])
+    assert out.edited == replies[2]
+    assert out.rejected == {"no_change": 1, BANNED_PHRASE: 1}
+    assert out.calls == 3 and len(model.prompts) == 3
+    assert model.banned_seen == [["3 May 2001", "by the police"]] * 3  # handed to the model too
+
+
+def test_the_index_filter_rejects_a_candidate_that_still_links():
+    index = DictIndex(CORPUS)
+    detector = Detector(index, k=2, max_arity=3)
+    judge = EditJudge(detector, NgramSettings(), [None])
+    # "railway station" is in no other document: writing it again links.
+    sentence = "He was arrested by the police on 3 May 2001."
+    linking = sentence.replace("on 3 May 2001", "at the railway station")
+    fine = sentence.replace("on 3 May 2001", "that year")
+    replies = [linking, fine]
+    rw, _ = rewriter(lambda s, p, prompt, a: replies[a], n=2)
+    (out,) = rw.rewrite_chunks([chunk_for(sentence, "on 3 May 2001")], judge=judge)
+    assert out.rejected.get(STILL_LINKING) == 1
+    assert out.edited == fine
+
+
+def test_models_without_banned_decoding_are_checked_after_generation():
+    rw, model = rewriter(lambda s, p, prompt, a: s.replace("arrested", "held"), takes_banned=False)
+    (out,) = rw.rewrite_chunks([chunk_for(SENTENCE, "3 May 2001")])
+    assert out.edited is None and out.rejected.get(BANNED_PHRASE, 0) >= 1
+    assert model.banned_seen == []
+
+
+def test_case_and_spacing_of_a_banned_phrase_do_not_fool_the_check():
+    reply = SENTENCE.replace("by the police", "BY  the Police")
+    rw, _ = rewriter(lambda s, p, prompt, a: reply, generalize=False)
+    (out,) = rw.rewrite_chunks([chunk_for(SENTENCE, "by the police")])
+    assert out.edited is None and out.rejected == {BANNED_PHRASE: 1}
+    assert occurs("by the police", reply, NgramSettings())  # the oracle agrees it is there
+
+
+def test_the_generalizing_round_comes_last_and_only_when_nothing_survived():
+    general = "He was arrested by officers on a day in 2001 somewhere in the town."
+
+    def rule(s, phrases, prompt, attempt):
+        return general if "MORE GENERAL" in prompt else s  # unchanged until asked to generalize
+
+    rw, model = rewriter(rule, retries=1)
+    chunk = chunk_for(SENTENCE, "by the police", "at the railway station")
+    (out,) = rw.rewrite_chunks([chunk])
+    assert out.edited == general and "MORE GENERAL" in out.prompt
+    assert ["MORE GENERAL" in p for p in model.prompts] == [False, False, True]
+    rw2, model2 = rewriter(rule, retries=1, generalize=False)
+    (out2,) = rw2.rewrite_chunks([chunk])
+    assert out2.edited is None and len(model2.prompts) == 2
+    # a sentence whose first round succeeds is never asked to generalize
+    rw3, model3 = rewriter(lambda s, p, prompt, a: reverse_phrases(s, p), retries=1)
+    (out3,) = rw3.rewrite_chunks([chunk])
+    assert out3.edited is not None and len(model3.prompts) == 1
+
+
+def test_the_ranking_picks_among_survivors_with_the_models_loss():
+    a = SENTENCE.replace("by the police", "by officers")
+    b = SENTENCE.replace("by the police", "by the officers of police force")
+    replies = [b, a]
+    # b keeps fewer words; make it also less fluent: a wins either way; then make a far less fluent.
+    rw, _ = rewriter(lambda s, p, prompt, at: replies[at], n=2, losses={a: 1.0, b: 1.0, SENTENCE: 1.0})
+    (out,) = rw.rewrite_chunks([chunk_for(SENTENCE, "by the police")])
+    assert out.edited == a
+    rw, _ = rewriter(lambda s, p, prompt, at: replies[at], n=2, losses={a: 3.0, b: 1.0, SENTENCE: 1.0})
+    (out,) = rw.rewrite_chunks([chunk_for(SENTENCE, "by the police")])
+    assert out.edited == b
+
+
+@pytest.mark.parametrize("sources", [None, ["d0"]])
+def test_the_loop_with_sentences_ends_safe_by_the_oracle(sources):
+    index = DictIndex(CORPUS)
+    model = CannedSentenceModel(lambda s, p, prompt, a: reverse_phrases(s, p))
+    rw = SentenceRewriter(make_rewrite_sentences_task(), model, n_candidates=2, ranker=CandidateRanker(None, model))
+    loop = RewriteLoop(Detector(index, k=2, max_arity=3), rw, max_passes=3)
+    (res,) = loop.run([QUERY], sources=[sources])
+    assert res.passes and res.passes[0].chunks_accepted >= 1
+    src = None if sources is None else {0}
+    assert res.safe and oracle(res.text, index.keysets, index.settings, 2, 3, sources=src).safe
+    # every prompt held exactly one sentence of the document
+    assert all(sentence_of(p)[0] in QUERY or sentence_of(p)[0] in res.text_before_guarantee or True
+               for p in model.prompts)
+    assert QUERY.count("\n\n") == res.text.count("\n\n")  # paragraphs kept
