@@ -26,14 +26,16 @@ Canonical forms (`kind:value`; the kind tells the guard what may happen to it):
   "fail"/"fails"/"failed"/"failing"/"failure". All are one canonical value:
   "did not" and "never" state the same polarity. "No." / "Nos." before a
   number or a placeholder ("Protocol No. 1", "application no. [REDACTED]")
-  and "No" directly before digits abbreviate "number": no negation.
+  and "no" directly before digits ("Protocol No 11") abbreviate "number": no
+  negation.
 - ``neg:unanimous`` -- "unanimously", "unanimous", "unanimity": the absence
   of dissent, which "by a majority" negates; a separate value so that
   "unanimously" cannot trade for a "not".
 - ``ref:...`` -- a legal reference, lower-cased, paragraphs written with "§":
   "Article 6 § 1", "Article 6 para. 1", "Art. 6-1", "Article 6 paragraph 1"
   -> ``ref:art 6 § 1``; "Article 5 § 1 (c)" -> ``ref:art 5 § 1 (c)``;
-  "Articles 6 and 13" -> ``ref:art 6``, ``ref:art 13``; "Article 35 §§ 3 and
+  "Articles 6 and 13" -> ``ref:art 6``, ``ref:art 13``; the old
+  "art. 14+9" (Article 14 taken with Article 9) -> ``ref:art 14``, ``ref:art 9``; "Article 35 §§ 3 and
   4" -> ``ref:art 35 § 3``, ``ref:art 35 § 4``; "Rule 39" -> ``ref:rule 39``;
   "Protocol No. 1" -> ``ref:protocol 1`` (so "Article 1 of Protocol No. 1" is
   two facts: ``ref:art 1``, ``ref:protocol 1``); a lone "§ 3", "para. 3",
@@ -80,7 +82,7 @@ _ORD_SCALES = {"hundredth": 100, "thousandth": 1000, "millionth": 10**6}
 # Tokens: digit groups (with separators and an ordinal or plural suffix),
 # words (with an inner apostrophe: "didn't", "applicant's"), "§"/"§§", or
 # any other single character.
-_TOKEN_RE = re.compile(r"\d+(?:[.,/]\d+)*(?:st|nd|rd|th|s)?\b|[^\W\d_]+(?:['’][^\W\d_]+)*|§+|\S", re.UNICODE)
+_TOKEN_RE = re.compile(r"\d+(?:[.,/]\d+)*(?:(?i:st|nd|rd|th|s))?\b|[^\W\d_]+(?:['’][^\W\d_]+)*|§+|\S", re.UNICODE)
 _ORD_DIGITS_RE = re.compile(r"^(\d+)(st|nd|rd|th)$")
 _DECADE_RE = re.compile(r"^(\d*0)s$")
 _HYPHENS = {"-", "‐", "‑", "–"}
@@ -157,7 +159,7 @@ class _Scanner:
         nxt = self._tok(j)
         if dotted and (nxt[:1].isdigit() or nxt == _PLACEHOLDER_START or t == "nos"):
             return j
-        if not dotted and nxt[:1].isdigit() and self.tokens[i][2][:1].isupper():
+        if not dotted and nxt.isdigit():
             return j
         return None
 
@@ -221,10 +223,10 @@ class _Scanner:
             else:
                 self._emit(start, j, f"ref:{kind} {num}")
             first = False
-            if not plural:
+            if not plural and not (self._tok(j) == "+" and self._int_at(j + 1) is not None):
                 return j
             sep = self._tok(j)
-            if sep in (",", "and", "or") and self._int_at(j + 1) is not None:
+            if sep in (",", "and", "or", "+") and self._int_at(j + 1) is not None:
                 j += 1
             elif sep == "," and self._tok(j + 1) in ("and", "or") and self._int_at(j + 2) is not None:
                 j += 2
