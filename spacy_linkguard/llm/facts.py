@@ -92,6 +92,11 @@ _RULE_HEADS = {"rule": False, "rules": True}
 _PROTOCOL_HEADS = {"protocol": False, "protocols": True}
 _PLACEHOLDER_START = "["
 
+# the first words of every fact that does not start with a digit, "§" or end in "n't"
+_TRIGGERS = frozenset().union(
+    NEGATIONS, UNANIMITY, _UNITS, _TENS, _SCALES, _ORD_UNITS, _ORD_TENS, _ORD_SCALES, _PARA_WORDS, _ART_HEADS,
+    _RULE_HEADS, _PROTOCOL_HEADS, {"dozen", "no", "nos"})
+
 Span = Tuple[int, int, str]
 
 
@@ -123,8 +128,12 @@ class _Scanner:
         self.out: List[Span] = []
 
     def run(self) -> List[Span]:
-        i = 0
+        i, low = 0, self.low
         while i < len(self.tokens):
+            t = low[i]
+            if not (t in _TRIGGERS or t[:1].isdigit() or t[:1] == "§" or t.endswith(("n't", "n’t"))):
+                i += 1  # most tokens start no fact
+                continue
             for match in (self._reference, self._negation, self._numeric, self._words):
                 j = match(i)
                 if j is not None:
