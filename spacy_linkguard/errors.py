@@ -385,6 +385,18 @@ class Errors(metaclass=ErrorsWithCodes):
     E226 = ("Training diverged: the loss was {loss} at step {step} (weights in "
             "{dtype}). Nothing was saved. Train in float32 (--dtype float32) or "
             "lower --learning-rate.")
+    # E231-E233: the guards of a regenerated sentence (llm/fact_guard.py, llm/vocabulary_guard.py,
+    # rewrite/vocabulary.py)
+    E231 = ("The flagged span {span!r} is not a character span of the sentence "
+            "(length {length}): expected (start, end) with 0 <= start < end <= "
+            "{length}. Pass the spans' offsets into the sentence itself, not into "
+            "the document.")
+    E232 = ("The vocabulary guard needs `known`, a function str -> bool, got "
+            "{value!r}. Build one with spacy_linkguard.rewrite.vocabulary."
+            "vocabulary_of(index, document_text).")
+    E233 = ("vocabulary_of needs an open N-gram index (with `settings` and "
+            "`key_doc_freqs`), got {value!r}. Open one with "
+            "spacy_linkguard.index.open_index(path).")
     E240 = ("No reply from the chat-completions endpoint {url} after {tries} tries "
             "(last: {detail}). Start the server (e.g. `vllm serve MODEL --port 8000`), "
             "check `base_url` (it ends in /v1), or raise `timeout`/`max_retries`.")

@@ -26,7 +26,13 @@ ECHO = "echo"
 NO_CHANGE = "no_change"
 INVENTED = "invented"
 REDACTED = "redacted"
-REASONS = (NO_JSON, EMPTY, LENGTH, DISSIMILAR, DUPLICATION, ADDITION, ECHO, NO_CHANGE, INVENTED, REDACTED)
+# of a regenerated sentence (fact_guard.py, vocabulary_guard.py)
+FACT_DROPPED = "fact_dropped"
+FACT_INVENTED = "fact_invented"
+NEGATION_CHANGED = "negation_changed"
+UNKNOWN_WORD = "unknown_word"
+REASONS = (NO_JSON, EMPTY, LENGTH, DISSIMILAR, DUPLICATION, ADDITION, ECHO, NO_CHANGE, INVENTED, REDACTED,
+           FACT_DROPPED, FACT_INVENTED, NEGATION_CHANGED, UNKNOWN_WORD)
 
 _CASED_RE = re.compile(r"\w+|[.!?]", re.UNICODE)
 _TITLES = {"mr", "mrs", "ms", "miss", "dr", "prof", "judge", "sir", "lady", "lord", "mme", "mlle", "herr", "frau"}
