@@ -58,6 +58,21 @@ class EditJudge:
         closeness = SequenceMatcher(None, words(chunk.text), words(edited), autojunk=False).ratio()
         return left + new, -closeness
 
+    def unknown_words(self, chunk: Chunk, edited: str) -> List[str]:
+        """The words of `edited` that occur neither in the collection nor in
+        the chunk's input document (`rewrite/vocabulary.py`); empty without an
+        index or the documents' texts."""
+        if self.index is None or self.texts is None or chunk.doc_index >= len(self.texts):
+            return []
+        known = self._known.get(chunk.doc_index)
+        if known is None:
+            from ..llm.vocabulary_guard import unknown_words
+            from .vocabulary import vocabulary_of
+
+            vocab = vocabulary_of(self.index, self.texts[chunk.doc_index])
+            known = self._known[chunk.doc_index] = lambda text: unknown_words(text, vocab, self.settings.placeholder)
+        return known(edited)
+
     def _linking_keys_of(self, chunk: Chunk) -> Set[str]:
         key = (chunk.doc_index, chunk.start, chunk.text)
         if key not in self._before:

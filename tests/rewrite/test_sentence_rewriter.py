@@ -13,7 +13,7 @@ from spacy_linkguard.rewrite import RewriteLoop
 from spacy_linkguard.rewrite.judge import EditJudge
 from spacy_linkguard.rewrite.occurs import occurs
 from spacy_linkguard.rewrite.ranking import CandidateRanker
-from spacy_linkguard.rewrite.sentence_rewriter import BANNED_PHRASE, STILL_LINKING, SentenceRewriter
+from spacy_linkguard.rewrite.sentence_rewriter import BANNED_PHRASE, STILL_LINKING, UNKNOWN_WORD, SentenceRewriter
 
 from ..detect.oracle import oracle
 from .canned_sentences import CannedSentenceModel, reverse_phrases, sentence_of
@@ -76,25 +76,30 @@ def test_parse_sentence(reply, expected):
 def test_candidates_are_filtered_in_order_and_the_survivor_kept():
     replies = [
         SENTENCE,  # unchanged: the guards' no_change
-        SENTENCE.replace("arrested by", "detained by"),  # keeps the phrase: banned
-        SENTENCE.replace("by the police", "by officers").replace("3 May 2001", "in the spring of 2001"),
+        SENTENCE.replace("3 May 2001", "a spring day of 2001"),  # keeps one phrase: banned
+        SENTENCE.replace("by the police", "by two officers").replace("3 May 2001", "a spring day of 2001"),
+        SENTENCE.replace("by the police", "by officers").replace("3 May 2001", "4 May 2001"),  # another date
+        SENTENCE.replace("by the police", "by officers").replace("arrested", "not arrested"),  # a negation
+        SENTENCE.replace("by the police", "by officers").replace("3 May 2001", "a spring day of 2001"),
     ]
-    rw, model = rewriter(lambda s, p, prompt, a: replies[a], n=3)
+    rw, model = rewriter(lambda s, p, prompt, a: replies[a], n=6)
     chunk = chunk_for(SENTENCE, "3 May 2001", "by the police")
     (out,) = rw.rewrite_chunks([chunk])
-    assert out.edited == replies[2]
-    assert out.rejected == {"no_change": 1, BANNED_PHRASE: 1}
-    assert out.calls == 3 and len(model.prompts) == 3
-    assert model.banned_seen == [["3 May 2001", "by the police"]] * 3  # handed to the model too
+    assert out.edited == replies[5]
+    # the fact guard ("two" invented, a negation added) and the older guard (a new digit: "invented")
+    assert out.rejected == {"no_change": 1, BANNED_PHRASE: 1, "fact_invented": 1, "invented": 1,
+                            "negation_changed": 1}
+    assert out.calls == 6 and len(model.prompts) == 6
+    assert model.banned_seen == [["3 May 2001", "by the police"]] * 6  # handed to the model too
 
 
 def test_the_index_filter_rejects_a_candidate_that_still_links():
     index = DictIndex(CORPUS)
     detector = Detector(index, k=2, max_arity=3)
     judge = EditJudge(detector, NgramSettings(), [None])
-    # "railway station" is in no other document: writing it again links.
+    # "police in June" is in one document only: writing it links (the any verdict).
     sentence = "He was arrested by the police on 3 May 2001."
-    linking = sentence.replace("on 3 May 2001", "at the railway station")
+    linking = sentence.replace("on 3 May 2001", "in June")
     fine = sentence.replace("on 3 May 2001", "that year")
     replies = [linking, fine]
     rw, _ = rewriter(lambda s, p, prompt, a: replies[a], n=2)
@@ -103,23 +108,38 @@ def test_the_index_filter_rejects_a_candidate_that_still_links():
     assert out.edited == fine
 
 
+def test_the_vocabulary_filter_rejects_misspelled_evasions():
+    index = DictIndex(CORPUS)
+    sentence = "He was arrested by the police on 3 May 2001."
+    document = "Intro. " + sentence + " The constable wrote a note that year."
+    judge = EditJudge(Detector(index, k=2, max_arity=3), NgramSettings(), [None], texts=[document])
+    misspelled = sentence.replace("on 3 May 2001", "that yeer")  # in no document
+    from_document = sentence.replace("by the police on 3 May 2001", "by the constable that year")
+    replies = [misspelled, from_document]
+    rw, _ = rewriter(lambda s, p, prompt, a: replies[a], n=2)
+    (out,) = rw.rewrite_chunks([chunk_for(sentence, "on 3 May 2001")], judge=judge)
+    assert out.rejected == {UNKNOWN_WORD: 1}
+    assert out.edited == from_document  # "constable" and "year" come from the input document
+    assert judge.unknown_words(chunk_for(sentence, "on 3 May 2001"), misspelled) == ["yeer"]
+
+
 def test_models_without_banned_decoding_are_checked_after_generation():
-    rw, model = rewriter(lambda s, p, prompt, a: s.replace("arrested", "held"), takes_banned=False)
-    (out,) = rw.rewrite_chunks([chunk_for(SENTENCE, "3 May 2001")])
+    rw, model = rewriter(lambda s, p, prompt, a: s.replace("by the police", "by officers"), takes_banned=False)
+    (out,) = rw.rewrite_chunks([chunk_for(SENTENCE, "3 May 2001", "by the police")])
     assert out.edited is None and out.rejected.get(BANNED_PHRASE, 0) >= 1
     assert model.banned_seen == []
 
 
 def test_case_and_spacing_of_a_banned_phrase_do_not_fool_the_check():
-    reply = SENTENCE.replace("by the police", "BY  the Police")
+    reply = SENTENCE.replace("by the police", "BY  the Police").replace("3 May 2001", "a spring day of 2001")
     rw, _ = rewriter(lambda s, p, prompt, a: reply, generalize=False)
-    (out,) = rw.rewrite_chunks([chunk_for(SENTENCE, "by the police")])
+    (out,) = rw.rewrite_chunks([chunk_for(SENTENCE, "by the police", "3 May 2001")])
     assert out.edited is None and out.rejected == {BANNED_PHRASE: 1}
     assert occurs("by the police", reply, NgramSettings())  # the oracle agrees it is there
 
 
 def test_the_generalizing_round_comes_last_and_only_when_nothing_survived():
-    general = "He was arrested by officers on a day in 2001 somewhere in the town."
+    general = "He was arrested by officers on 3 May 2001 somewhere in the town."
 
     def rule(s, phrases, prompt, attempt):
         return general if "MORE GENERAL" in prompt else s  # unchanged until asked to generalize
@@ -140,15 +160,17 @@ def test_the_generalizing_round_comes_last_and_only_when_nothing_survived():
 
 def test_the_ranking_picks_among_survivors_with_the_models_loss():
     a = SENTENCE.replace("by the police", "by officers")
-    b = SENTENCE.replace("by the police", "by the officers of police force")
-    replies = [b, a]
-    # b keeps fewer words; make it also less fluent: a wins either way; then make a far less fluent.
+    b = SENTENCE.replace("by the police", "by the officers of the police")  # keeps more of the words
+    replies = [a, b]
     rw, _ = rewriter(lambda s, p, prompt, at: replies[at], n=2, losses={a: 1.0, b: 1.0, SENTENCE: 1.0})
     (out,) = rw.rewrite_chunks([chunk_for(SENTENCE, "by the police")])
-    assert out.edited == a
-    rw, _ = rewriter(lambda s, p, prompt, at: replies[at], n=2, losses={a: 3.0, b: 1.0, SENTENCE: 1.0})
+    assert out.edited == b  # same fluency: the words kept decide
+    rw, _ = rewriter(lambda s, p, prompt, at: replies[at], n=2, losses={a: 1.0, b: 2.5, SENTENCE: 1.0})
     (out,) = rw.rewrite_chunks([chunk_for(SENTENCE, "by the police")])
-    assert out.edited == b
+    assert out.edited == a  # b's loss rises by 1.5 nats a token over the original's: a wins
+    rw, _ = rewriter(lambda s, p, prompt, at: replies[at], n=2, losses={a: 0.2, b: 1.0, SENTENCE: 1.0})
+    (out,) = rw.rewrite_chunks([chunk_for(SENTENCE, "by the police")])
+    assert out.edited == b  # only a rise counts: a more fluent than the original gains nothing
 
 
 @pytest.mark.parametrize("sources", [None, ["d0"]])
