@@ -152,3 +152,40 @@ def test_bad_arguments_are_coded_errors():
         model.generate(["a"], banned=["x"])
     with pytest.raises(LinkguardError, match="E229"):
         model.loss(["a"], [])
+
+
+def test_grouped_sdpa_tiny_qwen3():
+    """The rewind path under attn_implementation="grouped_sdpa" (grouped-query
+    heads, masked decode steps): a tiny random Qwen3 in float64, so that the
+    masked-out columns must leave the other rows' greedy tokens exactly as
+    transformers' own generate gives them."""
+    torch = pytest.importorskip("torch")
+    from transformers import AutoTokenizer, Qwen3Config, Qwen3ForCausalLM
+
+    if not (MODEL_DIR / "tokenizer.json").is_file():
+        pytest.skip(f"{MODEL_DIR} is missing")
+    tok = AutoTokenizer.from_pretrained(str(MODEL_DIR), local_files_only=True)
+    # untied embeddings: a tied random model only echoes its last input token
+    config = Qwen3Config(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                         num_key_value_heads=2, head_dim=8, vocab_size=len(tok), tie_word_embeddings=False,
+                         eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
+    torch.manual_seed(0)
+    net = Qwen3ForCausalLM._from_config(config, dtype=torch.float64).eval()
+    model = HFChatModel.from_objects(net, tok, device="cpu", temperature=0.0, max_new_tokens=12,
+                                     attn_implementation="grouped_sdpa")
+    prompts = ["The applicant complained.", "On 3 May 2001 the court dismissed the appeal.", "Short."]
+    plain = model.generate(prompts)
+    # each banned row bans the first word of its own unbanned reply
+    banned = [None] + [[text_segments(g.text, SETTINGS)[0].keys[0]] for g in plain[1:]]
+    got = model.generate(prompts, banned=banned)
+    assert got[0].text == plain[0].text
+    assert sum(g.rewinds for g in got) >= 1
+    for gen, phrases in zip(got[1:], banned[1:]):
+        assert gen.failed or not any(occurs(p, gen.text, SETTINGS) for p in phrases), gen.text
+    tok_enc = tok([model.format_prompt(p) for p in prompts], return_tensors="pt", padding=True,
+                  add_special_tokens=False)
+    sets = [PhraseSet([], SETTINGS), PhraseSet(banned[1], SETTINGS), PhraseSet([], SETTINGS)]
+    rows = generate_banned(net, tok, tok_enc, sets, max_new_tokens=12, temperature=0.0, top_p=1.0,
+                           stop_ids=model._stop_ids, max_rewinds=8)
+    assert rows[1].rewinds >= 1
+    assert [tok.decode(rows[k].ids, skip_special_tokens=True) for k in (0, 2)] == [plain[0].text, plain[2].text]
