@@ -385,6 +385,13 @@ class Errors(metaclass=ErrorsWithCodes):
     E226 = ("Training diverged: the loss was {loss} at step {step} (weights in "
             "{dtype}). Nothing was saved. Train in float32 (--dtype float32) or "
             "lower --learning-rate.")
+    E227 = ("`banned` must be None or hold one list of phrases (strings) per prompt: "
+            "{n_prompts} prompts, received {detail}. Pass None for a prompt "
+            "without banned phrases.")
+    E228 = ("max_rewinds must be a whole number >= 0 (rewinds allowed per reply "
+            "before it fails), received {value!r}.")
+    E229 = ("`loss` needs one completion per prompt: received {n_prompts} prompts "
+            "and {n_completions} completions.")
     # E231-E233: the guards of a regenerated sentence (llm/fact_guard.py, llm/vocabulary_guard.py,
     # rewrite/vocabulary.py)
     E231 = ("The flagged span {span!r} is not a character span of the sentence "

@@ -6,7 +6,7 @@ and `OpenAIChatModel` (`openai.py`) implement it; a new backend does too, and
 is registered in `registry.py`.
 """
 from dataclasses import dataclass
-from typing import Any, Iterable, List, Protocol, Sequence, Tuple, runtime_checkable
+from typing import Any, Iterable, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
 from ...errors import Errors, LinkguardError
 
@@ -19,12 +19,19 @@ class Generation:
     prompt_tokens (int): Tokens of the prompt as the model saw it (0: unknown).
     completion_tokens (int): Tokens of the reply (0: unknown).
     seconds (float): This completion's share of the wall time of its batch.
+    rewinds (int): Times decoding was cut back because a banned phrase
+        occurred (`HFChatModel.generate(..., banned=...)`; 0 elsewhere).
+    failed (Optional[str]): None, or why the reply must be rejected:
+        "banned_phrase" when a banned phrase still occurred after the
+        allowed rewinds (the text is then what was produced).
     """
 
     text: str
     prompt_tokens: int
     completion_tokens: int
     seconds: float = 0.0
+    rewinds: int = 0
+    failed: Optional[str] = None
 
 
 @runtime_checkable

@@ -9,7 +9,7 @@ with a coded error instead of hanging on a download.
 """
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
 from ...errors import Errors, LinkguardError
 from ..local_models import cached_gguf_dir, convert_gguf, is_converted, offline_env
@@ -64,6 +64,15 @@ class HFChatModel:
         busy CPU, threads that spin-wait for each other collapse (measured:
         2 threads on 2 loaded cores ran a SmolLM2 rewrite 8x slower in CPU
         time than 1), so the CPU configs set 1.
+    max_rewinds (int): With `generate(..., banned=...)`: how often one reply
+        may be cut back because it completed a banned phrase; one more and it
+        fails (`Generation.failed == "banned_phrase"`). See
+        `banned_decoding.py`.
+
+    `generate(prompts, banned=...)` enforces banned phrases while decoding:
+    the reply can never contain one (as `rewrite.occurs` tests it), whatever
+    its case, spacing or tokenization. `loss(prompts, completions)` is the
+    model's own mean negative log-likelihood of given replies.
     """
 
     def __init__(
@@ -88,6 +97,7 @@ class HFChatModel:
         attn_implementation: Optional[str] = None,
         stop_at_json: Optional[str] = None,
         num_threads: Optional[int] = None,
+        max_rewinds: int = 8,
     ):
         if dtype not in DTYPES:
             raise LinkguardError(Errors.E201.format(value=dtype, name=name, options=", ".join(DTYPES)))
@@ -97,6 +107,9 @@ class HFChatModel:
             ("temperature", temperature, temperature >= 0),
             ("num_threads", num_threads, num_threads is None or (isinstance(num_threads, int) and num_threads >= 1)),
         ))
+        if not isinstance(max_rewinds, int) or isinstance(max_rewinds, bool) or max_rewinds < 0:
+            raise LinkguardError(Errors.E228.format(value=max_rewinds))
+        self.max_rewinds = max_rewinds
         self.name = name
         self.device_name = device
         self.dtype_name = dtype
@@ -155,34 +168,84 @@ class HFChatModel:
         return replies_per_document(self, prompts)
 
     # --- generation ----------------------------------------------------------
-    def generate(self, prompts: Sequence[str]) -> List[Generation]:
+    def generate(
+        self,
+        prompts: Sequence[str],
+        banned: Optional[Sequence[Optional[Sequence[str]]]] = None,
+        settings: Optional[Any] = None,
+    ) -> List[Generation]:
         """Complete every prompt; RETURNS one Generation per prompt, in order.
 
         Prompts are sorted by token length (longest first, so memory problems
         show up at once) and run in left-padded batches of `batch_size`.
+        banned: None, or per prompt None or a list of phrases (raw text) that
+            must not occur in its reply, as `rewrite.occurs` decides it under
+            `settings` (NgramSettings; default NgramSettings()). Those prompts
+            are decoded by `banned_decoding.generate_banned` (dynamic KV
+            cache); a reply still containing a phrase after `max_rewinds`
+            rewinds comes back with `failed="banned_phrase"` and must be
+            rejected. Prompts without phrases run as without `banned`, in
+            batches of their own.
+        RAISES: LinkguardError E227 when `banned` is not one list per prompt.
         """
         out: List[Optional[Generation]] = [None] * len(prompts)
         todo = [i for i, p in enumerate(prompts) if p.strip()]
         for i in set(range(len(prompts))) - set(todo):
             out[i] = Generation("", 0, 0)
-        if todo:
-            chats = {i: self.format_prompt(prompts[i]) for i in todo}
-            lengths = {i: len(self.tokenizer(chats[i], add_special_tokens=False)["input_ids"]) for i in todo}
-            todo.sort(key=lambda i: -lengths[i])
-            for b in range(0, len(todo), self.batch_size):
-                batch = todo[b : b + self.batch_size]
-                texts = [chats[i] for i in batch]
-                if self.cache_implementation == "static":
-                    # The compiled step is specialised to the batch size: fill
-                    # a short batch up to a power of two with copies of its
-                    # last prompt (their replies are dropped), so a run
-                    # compiles for a handful of sizes, not for every remainder.
-                    texts += texts[-1:] * (_padded_size(len(texts), self.batch_size) - len(texts))
-                gens = self._generate_batch(texts)
-                for i, gen in zip(batch, gens):
-                    gen.seconds *= len(texts) / len(batch)  # the fillers' time is the batch's
-                    out[i] = gen
+        phrase_sets = self._phrase_sets(prompts, banned, settings)
+        plain = [i for i in todo if i not in phrase_sets]
+        guarded = [i for i in todo if i in phrase_sets]
+        if plain:
+            self._run_batches(prompts, plain, out, lambda texts, batch: self._generate_batch(texts),
+                              self.cache_implementation == "static")
+        if guarded:
+            self._run_batches(prompts, guarded, out, lambda texts, batch: self._generate_banned_batch(
+                texts, [phrase_sets[i] for i in batch]), False)
         return out  # type: ignore[return-value]
+
+    def _run_batches(self, prompts: Sequence[str], todo: List[int], out: List[Optional[Generation]],
+                     run: Callable, pad_batches: bool) -> None:
+        """Generate `todo` (prompt indices) in batches of `batch_size`, longest
+        first, into `out`; `run(texts, batch)` generates one batch."""
+        chats = {i: self.format_prompt(prompts[i]) for i in todo}
+        lengths = {i: len(self.tokenizer(chats[i], add_special_tokens=False)["input_ids"]) for i in todo}
+        todo = sorted(todo, key=lambda i: -lengths[i])
+        for b in range(0, len(todo), self.batch_size):
+            batch = todo[b : b + self.batch_size]
+            texts = [chats[i] for i in batch]
+            if pad_batches:
+                # The compiled step is specialised to the batch size: fill
+                # a short batch up to a power of two with copies of its
+                # last prompt (their replies are dropped), so a run
+                # compiles for a handful of sizes, not for every remainder.
+                texts += texts[-1:] * (_padded_size(len(texts), self.batch_size) - len(texts))
+            gens = run(texts, batch)
+            for i, gen in zip(batch, gens):
+                gen.seconds *= len(texts) / len(batch)  # the fillers' time is the batch's
+                out[i] = gen
+
+    def _phrase_sets(self, prompts: Sequence[str], banned, settings) -> Dict[int, Any]:
+        """Compiled banned phrases per prompt index (no phrase: no entry).
+
+        RAISES: LinkguardError E227 when `banned` is not one list per prompt.
+        """
+        if banned is None:
+            return {}
+        if isinstance(banned, str) or len(banned) != len(prompts):
+            detail = repr(banned) if isinstance(banned, str) else f"{len(banned)} lists"
+            raise LinkguardError(Errors.E227.format(n_prompts=len(prompts), detail=detail))
+        bad = next((p for p in banned if p is not None and (isinstance(p, str)
+                                                             or not all(isinstance(x, str) for x in p))), None)
+        if bad is not None:
+            raise LinkguardError(Errors.E227.format(n_prompts=len(prompts), detail=f"the entry {bad!r}"))
+        if not any(banned):
+            return {}
+        from ...ngrams import NgramSettings
+        from .banned_phrases import PhraseSet
+
+        settings = settings if settings is not None else NgramSettings()
+        sets = {i: PhraseSet(p, settings) for i, p in enumerate(banned) if p}
+        return {i: s for i, s in sets.items() if s}
 
     @property
     def device(self) -> Any:
@@ -252,6 +315,70 @@ class HFChatModel:
             text = tok.decode(ids[:n], skip_special_tokens=True)
             gens.append(Generation(text, int(n_prompt), n, seconds))
         return gens
+
+    def _generate_banned_batch(self, texts: List[str], phrase_sets: List[Any]) -> List[Generation]:
+        import torch
+
+        from .banned_decoding import generate_banned
+
+        tok = self.tokenizer
+        start = time.perf_counter()
+        enc = tok(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self._device)
+        torch.manual_seed(self.seed + self.n_calls)
+        self.n_calls += 1
+        rows = generate_banned(
+            self.model, tok, enc, phrase_sets, max_new_tokens=self.max_new_tokens, temperature=self.temperature,
+            top_p=self.top_p, stop_ids=self._stop_ids, max_rewinds=self.max_rewinds,
+            stop_strings=self.stop_strings, stop_at_json=self.stop_at_json,
+        )
+        seconds = (time.perf_counter() - start) / len(texts)
+        prompt_lens = enc["attention_mask"].sum(dim=1).tolist()
+        return [
+            Generation(tok.decode(row.ids, skip_special_tokens=True), int(n), len(row.ids), seconds,
+                       rewinds=row.rewinds, failed=row.failed)
+            for row, n in zip(rows, prompt_lens)
+        ]
+
+    # --- the model's own loss of a reply -----------------------------------------
+    def loss(self, prompts: Sequence[str], completions: Sequence[str]) -> List[float]:
+        """Mean negative log-likelihood per token of each completion, given its
+        prompt as the model sees it (`format_prompt`); nan for an empty completion.
+
+        The completion is tokenized on its own (as the model would have
+        written it after the chat template's assistant header) and scored
+        without an end-of-turn token. Batched (left padding, `batch_size`,
+        longest first); log-probabilities in float32.
+        RAISES: LinkguardError E229 when the lists differ in length.
+        """
+        import torch
+
+        if len(prompts) != len(completions):
+            raise LinkguardError(Errors.E229.format(n_prompts=len(prompts), n_completions=len(completions)))
+        tok, model = self.tokenizer, self.model
+        pairs = [
+            (tok(self.format_prompt(p), add_special_tokens=False)["input_ids"],
+             tok(c, add_special_tokens=False)["input_ids"])
+            for p, c in zip(prompts, completions)
+        ]
+        out = [float("nan")] * len(pairs)
+        order = sorted((i for i, (_, c) in enumerate(pairs) if c), key=lambda i: -sum(map(len, pairs[i])))
+        pad = tok.pad_token_id
+        for b in range(0, len(order), self.batch_size):
+            batch = order[b : b + self.batch_size]
+            seqs = [pairs[i][0] + pairs[i][1] for i in batch]
+            width = max(map(len, seqs))
+            ids = torch.tensor([[pad] * (width - len(s)) + s for s in seqs], device=self._device)
+            mask = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in seqs], device=self._device)
+            position_ids = (mask.cumsum(-1) - 1).masked_fill(mask == 0, 1)
+            keep = max(len(pairs[i][1]) for i in batch) + 1  # logits at the completions' positions only
+            with torch.inference_mode():
+                logits = model(input_ids=ids, attention_mask=mask, position_ids=position_ids,
+                               logits_to_keep=keep).logits[:, :-1].float()
+            logprobs = logits.log_softmax(dim=-1).gather(2, ids[:, width - keep + 1 :].unsqueeze(-1)).squeeze(-1)
+            for row, i in enumerate(batch):
+                n = len(pairs[i][1])
+                out[i] = float(-logprobs[row, -n:].sum() / n)
+        return out
 
     # --- loading ---------------------------------------------------------------
     @property

@@ -30,12 +30,13 @@ def make_hf_model(
     attn_implementation: Optional[str] = None,
     stop_at_json: Optional[str] = None,
     num_threads: Optional[int] = None,
+    max_rewinds: int = 8,
 ) -> HFChatModel:
     """linkguard.HF.v1: any Hugging Face causal LM through its chat template,
     batched. See `HFChatModel` for the arguments.
 
     RAISES: LinkguardError E200 (weights not found locally), E201 (dtype),
-        E202 (device), E207 (bad size).
+        E202 (device), E207 (bad size), E228 (max_rewinds).
     """
     return HFChatModel(
         name,
@@ -57,6 +58,7 @@ def make_hf_model(
         attn_implementation=attn_implementation,
         stop_at_json=stop_at_json,
         num_threads=num_threads,
+        max_rewinds=max_rewinds,
     )
 
 
