@@ -185,19 +185,21 @@ def test_bad_settings_are_coded_errors(fake, gguf, arg, value):
 
 def test_the_registry_builds_it_from_the_shipped_config(fake, gguf):
     cfg = Config().from_disk(ROOT / "configs" / "rewrite_qwen25_1p5b_llamacpp.cfg", interpolate=False)
-    section = dict(cfg["components"]["linkguard_rewrite"]["model"], path=str(gguf))
+    section = dict(cfg["components"]["linkguard_rewrite"]["rewriter"]["model"], path=str(gguf))
     model = registry.resolve({"m": section})["m"]
     assert isinstance(model, LlamaCppChatModel)
-    assert (model.n_threads, model.n_threads_batch, model.stop_at_json) == (1, 1, "replacements")
-    assert (model.temperature, model.top_p, model.max_new_tokens, model.seed) == (0.7, 0.9, 384, 0)
+    assert (model.n_threads, model.n_threads_batch, model.stop_at_json) == (1, 1, None)
+    assert (model.temperature, model.top_p, model.max_new_tokens, model.seed) == (0.7, 0.9, 200, 0)
     assert registry.llm_models.get("linkguard.LlamaCpp.v1") is model_registry.make_llamacpp_model
-    # the same task, chunks, guards and passes as the torch CPU config of the same model
+    # the same task, rewriter, guards and passes as the torch CPU config of the same model
     hf = Config().from_disk(ROOT / "configs" / "rewrite_qwen25_1p5b_cpu.cfg", interpolate=False)
     ours, theirs = cfg["components"]["linkguard_rewrite"], hf["components"]["linkguard_rewrite"]
-    assert ours["task"] == theirs["task"]
-    assert {k: v for k, v in ours.items() if k != "model"} == {k: v for k, v in theirs.items() if k != "model"}
-    for key in ("temperature", "top_p", "max_new_tokens", "seed", "stop_at_json"):
-        assert ours["model"][key] == theirs["model"][key], key
+    assert ours["rewriter"]["task"] == theirs["rewriter"]["task"]
+    strip = lambda c: {k: v for k, v in c["rewriter"].items() if k != "model"}  # noqa: E731
+    assert strip(ours) == strip(theirs)
+    assert {k: v for k, v in ours.items() if k != "rewriter"} == {k: v for k, v in theirs.items() if k != "rewriter"}
+    for key in ("temperature", "top_p", "max_new_tokens", "seed"):
+        assert ours["rewriter"]["model"][key] == theirs["rewriter"]["model"][key], key
 
 
 def test_the_extra_is_declared_but_not_part_of_all():

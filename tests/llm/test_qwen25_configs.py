@@ -4,7 +4,9 @@ from pathlib import Path
 from spacy_llm.registry import registry
 from thinc.api import Config
 
-import spacy_linkguard.llm.tasks.rewrite_spans.registry  # noqa: F401 -- registers it without reinstalling
+import spacy_linkguard.llm.tasks.rewrite_sentences.registry  # noqa: F401 -- registers it without reinstalling
+import spacy_linkguard.llm.tasks.rewrite_spans.registry  # noqa: F401
+from spacy_linkguard.llm.tasks.rewrite_sentences.task import RewriteSentencesTask
 from spacy_linkguard.llm.tasks.rewrite_spans.task import RewriteSpansTask
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
@@ -17,18 +19,23 @@ def load(name):
 
 def test_gpu_and_cpu_variants_differ_only_in_device_and_speed_options():
     gpu, cpu = load("rewrite_qwen25_1p5b.cfg"), load("rewrite_qwen25_1p5b_cpu.cfg")
-    assert gpu["task"] == cpu["task"] and gpu["task"]["@llm_tasks"] == "linkguard.RewriteSpans.v1"
-    strip = lambda c: {k: v for k, v in c.items() if k not in ("task", "model", "batch_size")}  # noqa: E731
-    assert strip(gpu) == strip(cpu) and gpu["max_passes"] == 8 and gpu["max_retries"] == 2
-    assert gpu["n_candidates"] == 2
-    differ = {k for k in set(gpu["model"]) | set(cpu["model"]) if gpu["model"].get(k) != cpu["model"].get(k)}
+    g, c = gpu["rewriter"], cpu["rewriter"]
+    assert g["@misc"] == "linkguard.SentenceRewriter.v1"
+    assert g["task"] == c["task"] and g["task"]["@llm_tasks"] == "linkguard.RewriteSentences.v1"
+    assert gpu["task"] is None and gpu["model"] is None  # the backend is the rewriter block
+    strip = lambda sec: {k: v for k, v in sec.items() if k not in ("rewriter", "batch_size")}  # noqa: E731
+    assert strip(gpu) == strip(cpu) and gpu["max_passes"] == 4
+    same = lambda sec: {k: v for k, v in sec.items() if k not in ("task", "model", "similarity_device")}  # noqa: E731
+    assert same(g) == same(c) and g["n_candidates"] == 4 and g["generalize"] is True
+    differ = {k for k in set(g["model"]) | set(c["model"]) if g["model"].get(k) != c["model"].get(k)}
     assert differ <= SPEED_OPTIONS, differ
-    assert gpu["model"]["dtype"] == cpu["model"]["dtype"] == "bfloat16"
-    assert gpu["model"]["stop_at_json"] == "replacements" and gpu["model"]["device"] == "cuda"
-    assert gpu["model"]["name"] == "models/Qwen2.5-Coder-1.5B-Instruct-hf"
-    assert cpu["model"]["num_threads"] == 1 and "num_threads" not in gpu["model"]
+    assert g["model"]["dtype"] == c["model"]["dtype"] == "bfloat16" and g["model"]["device"] == "cuda"
+    assert g["model"]["name"] == "models/Qwen2.5-Coder-1.5B-Instruct-hf"
+    assert c["model"]["num_threads"] == 1 and "num_threads" not in g["model"]
 
 
-def test_the_task_section_resolves():
-    task = registry.resolve({"t": load("rewrite_qwen25_1p5b.cfg")["task"]})["t"]
-    assert isinstance(task, RewriteSpansTask) and task.chunking.sentences_per_chunk == 3
+def test_the_task_sections_resolve():
+    task = registry.resolve({"t": load("rewrite_qwen25_1p5b.cfg")["rewriter"]["task"]})["t"]
+    assert isinstance(task, RewriteSentencesTask) and task.chunking.sentences_per_chunk == 1
+    spans = registry.resolve({"t": load("rewrite_qwen25_1p5b_spans.cfg")["task"]})["t"]
+    assert isinstance(spans, RewriteSpansTask) and spans.chunking.sentences_per_chunk == 3
