@@ -47,7 +47,7 @@ def deidentify_cmd(
 
     from ..corpus import count_lines, iter_records, write_records
     from ..parallel import map_records
-    from ..parallel.jobs import DeidentifyJob
+    from ..jobs.deidentify import DeidentifyJob
 
     try:
         records = list(iter_records(in_path))

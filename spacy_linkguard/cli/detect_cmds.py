@@ -19,17 +19,6 @@ SCHEDULER_HELP = ("Run on the Dask cluster at this address (tcp://HOST:8786, as 
                   "documents go out in partitions, lines come back in input order.")
 
 
-def line_sources(detector, verdict: str, rec) -> "Optional[list]":
-    """The sources a corpus line is detected with under `verdict` (None: any).
-
-    RAISES: LinkguardError E107 (verdict), E108 (source, but none known).
-    """
-    from ..detect import resolve_sources
-
-    return resolve_sources(verdict, rec.sources, rec.id, detector.has_document,
-                           what=f"line {rec.line} (id {rec.id!r})")
-
-
 def verdict_summary(counts: "dict") -> str:
     """"verdict source for 3, any for 1" from {"source": 3, "any": 1}."""
     return "verdict " + ", ".join(f"{v} for {n}" for v, n in sorted(counts.items()) if n)
@@ -67,7 +56,7 @@ def detect_cmd(
     from ..corpus import count_lines, iter_records
     from ..errors import LinkguardError
     from ..parallel import map_records
-    from ..parallel.jobs import DetectJob
+    from ..jobs.detection import DetectJob
     from ..parallel.threads import for_detection
     from .output import atomic_output, chosen_output
 
@@ -127,7 +116,7 @@ def show_cmd(
     from ..display import render_items
     from ..errors import LinkguardError
     from ..parallel import map_records
-    from ..parallel.jobs import ShowJob
+    from ..jobs.detection import ShowJob
     from .output import chosen_output, refuse_same_file, write_text_atomic
 
     try:
