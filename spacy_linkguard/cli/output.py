@@ -97,7 +97,7 @@ def chosen_output(output: Optional[PathLike], old: Optional[PathLike], old_name:
     return Path(old)
 
 
-def write_text_atomic(path: PathLike, text: str, *inputs: Optional[PathLike]) -> None:
-    """Write `text` to `path` through `atomic_output` (E012/E013)."""
+def write_text_atomic(path: Optional[PathLike], text: str, *inputs: Optional[PathLike]) -> None:
+    """Write `text` to `path` (None: stdout) through `atomic_output` (E012/E013)."""
     with atomic_output(path, *inputs) as f:
         f.write(text)

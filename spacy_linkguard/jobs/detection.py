@@ -1,5 +1,6 @@
 """`detect` and `show`: the index and detection options they share, and what each writes per document."""
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, Iterator, Optional, Tuple
 
@@ -68,7 +69,8 @@ class ShowJob(DetectionJob):
             from ..index import open_index
             from ..pipeline import factories  # noqa: F401 -- registers "linkguard" even without entry points
 
-            nlp = spacy.blank("en")
+            with _plugin_factories_unloaded():
+                nlp = spacy.blank("en")
             linkguard = nlp.add_pipe("linkguard", config={
                 "k": self.k, "max_arity": self.max_arity, "max_n": self.max_n, "placeholder": self.placeholder,
                 "verify": self.verify, "verdict": self.verdict})
@@ -95,3 +97,20 @@ class ShowJob(DetectionJob):
             for _, proc in nlp.pipeline:
                 doc = proc(doc)
             yield report_item(doc)
+
+
+@contextmanager
+def _plugin_factories_unloaded() -> Iterator[None]:
+    """Within the block, a new `Language` does not import every installed
+    package's spaCy factories (spaCy's `Language.__init__` loads all the
+    `spacy_factories` entry points: Presidio's and spacy-llm's import
+    transformers and torch, seconds of start-up the page never uses). The
+    `linkguard` factory is registered by importing `pipeline.factories`."""
+    from spacy import util
+
+    entry_points = util.registry._entry_point_factories
+    entry_points.get_all = dict  # type: ignore[method-assign]  # nothing to import
+    try:
+        yield
+    finally:
+        del entry_points.get_all  # the class's method again
