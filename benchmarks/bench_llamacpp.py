@@ -66,7 +66,7 @@ def main() -> None:
     import llama_cpp
 
     import spacy_linkguard.llm.models.registry  # noqa: F401 -- registers the backend, installed entry point or not
-    from spacy_linkguard.cli.rewrite_cmds import load_rewrite_pipeline
+    from spacy_linkguard.jobs.rewrite_pipeline import load_rewrite_pipeline
     from spacy_linkguard.corpus import iter_records
     from spacy_linkguard.index import NgramIndex
     from spacy_linkguard.llm.guards import NO_JSON

@@ -38,7 +38,7 @@ def main() -> None:
 
     import torch
 
-    from spacy_linkguard.cli.rewrite_cmds import load_rewrite_pipeline
+    from spacy_linkguard.jobs.rewrite_pipeline import load_rewrite_pipeline
     from spacy_linkguard.corpus import iter_records
     from spacy_linkguard.index import NgramIndex
 

@@ -5,7 +5,8 @@ displaCy's span visualizer (a colored bar under each span, its label at the
 start), but over `doc.text` itself: displaCy's renderer writes every token
 followed by a space ("regional office .", "[ REDACTED ]", "Hay - on - Wye"),
 so the page would not show the document as written. Here the text is cut at
-the spans' character offsets only, and labels are CSS-generated content, so
+the spans' character offsets only, and labels are CSS-generated content
+(inline before a span's text, so adjacent spans' labels never overlap), so
 the page's text (and what a reader copies from it) is exactly `doc.text`.
 
 Overlaps: a COMBO span inside an NGRAM span ("November" in "November 2011")
@@ -35,9 +36,11 @@ STYLE = (
     ".lg-span{font-weight:bold;display:inline-block;position:relative}"
     ".lg-bar{position:absolute;height:4px;left:-1px;width:calc(100% + 2px)}"
     ".lg-start{border-top-left-radius:3px;border-bottom-left-radius:3px}"
-    ".lg-start::after{content:attr(data-label);position:absolute;top:-0.5em;z-index:10;"
-    "padding:2px 3px;font-size:0.6em;line-height:1;border-radius:3px;color:#000;"
-    "background:inherit}</style>"
+    # The labels of the spans starting here, inline before the text: they take
+    # their own room, so the labels of adjacent spans never overlap.
+    ".lg-span[data-labels]::before{content:attr(data-labels);font-size:0.6em;line-height:1;"
+    "padding:1px 3px;margin-right:2px;border-radius:3px;color:#000;vertical-align:super;"
+    "background:var(--lg-label-bg)}</style>"
 )
 
 
@@ -110,7 +113,16 @@ def markup_as_written(doc: Any, *, spans_key: str = DEFAULT_SPANS_KEY,
             start = f' lg-start" data-label="{escape(span.label_)}' if span.start_char == a else ""
             bars.append(f'<span class="lg-bar{start}" style="background: {color}; top: {top}px"></span>')
         height = TOP_OFFSET + LABEL_OFFSET + OFFSET_STEP * (max(slot for _, slot in covering) - 1)
-        parts.append(f'<span class="lg-span" style="height: {height}px">{escape(text[a:b])}{"".join(bars)}</span>')
+        starting = [span for span, _ in covering if span.start_char == a]
+        labels = ""
+        if starting:
+            bg = escape(colors.get(starting[0].label_, "#ddd"))
+            names = escape(" ".join(dict.fromkeys(span.label_ for span in starting)))
+            labels = f' data-labels="{names}"'
+            height_style = f"height: {height}px; --lg-label-bg: {bg}"
+        else:
+            height_style = f"height: {height}px"
+        parts.append(f'<span class="lg-span"{labels} style="{height_style}">{escape(text[a:b])}{"".join(bars)}</span>')
     return f'<div class="lg-spans">{"".join(parts)}</div>'
 
 

@@ -137,6 +137,16 @@ class Errors(metaclass=ErrorsWithCodes):
             "not run its documents again; no output file was written. Give each worker more "
             "memory (a larger `dask worker --memory-limit`, fewer workers per machine or GPU), "
             "then run the command again.")
+    E036 = ("A tokenizer process of the index build died ({detail}) before its documents "
+            "were done, so no index was written. Most often the machine ran out of memory "
+            "and the kernel killed it. Build again with fewer processes (n_process=1 in "
+            "Python, or fewer CPUs for the command), or give the build more memory.")
+    E037 = ("A tokenizer process of the index build sent nothing for {seconds:g} s (expected: "
+            "a batch of {batch} documents within that time), so the build stopped instead of "
+            "waiting for ever; no index was written. A process that hangs is most often one "
+            "forked while another thread held a lock: build with n_process=1, or from a "
+            "process without other threads. If the documents are just very long, raise "
+            "spacy_linkguard.index.tokens.STALL_SECONDS.")
     E018 = ("--checkpoint needs --output/-o PATH: the finished lines are kept in "
             "PATH.partial beside it. Give an output file, or leave --checkpoint out.")
     E019 = ("The checkpoint {path} does not belong to this run: {detail}. It was left by "

@@ -13,7 +13,7 @@ def deidentify_cmd(
     in_path: Path = typer.Argument(..., help="Input corpus: JSONL, one {\"id\", \"text\", \"meta\"?} a line."),
     old_out: Optional[Path] = typer.Argument(None, hidden=True, help="Deprecated: the output as a second argument."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output corpus: the same records with the "
-                                          "de-identified text (JSONL)."),
+                                          "de-identified text (JSONL); default: stdout."),
     tab_spans: Optional[Path] = typer.Option(
         None, "--tab-spans", help="Also write the masked spans in the TAB evaluation format: JSON mapping each doc_id to its (start, end) pairs."
     ),
@@ -32,22 +32,20 @@ def deidentify_cmd(
     `meta.deid` holds the spans ([start, end, label, score] in the original
     text), the offset map and the report (language guess, counts).
     """
-    from ..errors import Errors, LinkguardError
-    from .output import chosen_output, refuse_same_file
+    from ..errors import LinkguardError
+    from .output import atomic_output, chosen_output, refuse_same_file
 
     try:
         out_path = chosen_output(output, old_out, "the positional OUT")
-        if out_path is None:
-            raise LinkguardError(Errors.E014.format(name="--output/-o", expected="the output JSONL path", value=None))
         refuse_same_file(out_path, in_path)  # E012: never overwrite the input
     except LinkguardError as e:
         fail(e)
     import json
     from contextlib import closing
 
-    from ..corpus import count_lines, iter_records, write_records
+    from ..corpus import count_lines, iter_records
     from ..parallel import map_records
-    from ..parallel.jobs import DeidentifyJob
+    from ..jobs.deidentify import DeidentifyJob
 
     try:
         records = list(iter_records(in_path))
@@ -67,9 +65,16 @@ def deidentify_cmd(
             out.append(line)
             spans_out[rec.id] = spans
             languages[lang] = languages.get(lang, 0) + 1
-    n = write_records(out, out_path)
+    if out_path is not None and not out_path.parent.exists():
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with atomic_output(out_path, in_path) as sink:  # stdout without -o, as every line-writing command
+            sink.writelines(json.dumps(line, ensure_ascii=False) + "\n" for line in out)
+    except LinkguardError as e:
+        fail(e)
+    n = len(out)
     if tab_spans is not None:
         tab_spans.parent.mkdir(parents=True, exist_ok=True)
         tab_spans.write_text(json.dumps(spans_out, ensure_ascii=False), encoding="utf-8")
     n_spans = sum(len(v) for v in spans_out.values())
-    typer.echo(f"De-identified {n} documents ({n_spans} spans) -> {out_path}; languages: {languages}", err=True)
+    typer.echo(f"De-identified {n} documents ({n_spans} spans) -> {out_path or 'stdout'}; languages: {languages}", err=True)

@@ -19,17 +19,6 @@ SCHEDULER_HELP = ("Run on the Dask cluster at this address (tcp://HOST:8786, as 
                   "documents go out in partitions, lines come back in input order.")
 
 
-def line_sources(detector, verdict: str, rec) -> "Optional[list]":
-    """The sources a corpus line is detected with under `verdict` (None: any).
-
-    RAISES: LinkguardError E107 (verdict), E108 (source, but none known).
-    """
-    from ..detect import resolve_sources
-
-    return resolve_sources(verdict, rec.sources, rec.id, detector.has_document,
-                           what=f"line {rec.line} (id {rec.id!r})")
-
-
 def verdict_summary(counts: "dict") -> str:
     """"verdict source for 3, any for 1" from {"source": 3, "any": 1}."""
     return "verdict " + ", ".join(f"{v} for {n}" for v, n in sorted(counts.items()) if n)
@@ -67,7 +56,7 @@ def detect_cmd(
     from ..corpus import count_lines, iter_records
     from ..errors import LinkguardError
     from ..parallel import map_records
-    from ..parallel.jobs import DetectJob
+    from ..jobs.detection import DetectJob
     from ..parallel.threads import for_detection
     from .output import atomic_output, chosen_output
 
@@ -103,7 +92,7 @@ def detect_cmd(
 def show_cmd(
     queries: Path = typer.Argument(..., help="JSONL corpus of released documents, one {\"id\", \"text\"} a line."),
     index: Path = typer.Option(..., "--index", help="N-gram index folder of the original collection."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="The HTML page to write [default: report.html]."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="The HTML page to write; default: stdout (`show ... > page.html`)."),
     out: Optional[Path] = typer.Option(None, "--out", hidden=True, help="Deprecated spelling of --output."),
     k: int = typer.Option(2, "--k", help="A phrase set singles out when it matches 1..k-1 documents."),
     max_arity: int = typer.Option(3, "--max-arity", help="1: single N-grams; 2-3: combinations too."),
@@ -127,11 +116,11 @@ def show_cmd(
     from ..display import render_items
     from ..errors import LinkguardError
     from ..parallel import map_records
-    from ..parallel.jobs import ShowJob
+    from ..jobs.detection import ShowJob
     from .output import chosen_output, refuse_same_file, write_text_atomic
 
     try:
-        out = chosen_output(output, out, "--out") or Path("report.html")
+        out = chosen_output(output, out, "--out")  # None: the page goes to stdout, like every command's output
         check_limit(limit)
         refuse_same_file(out, queries)
         job = ShowJob(str(index), k=k, max_arity=max_arity, verdict=verdict, verify=verify, max_n=max_n,
@@ -142,7 +131,7 @@ def show_cmd(
                                  desc="show", total=total)) as results:
             job.setup()  # here too: a bad index or setting fails before any document
             items = list(results)
-        if out.parent != Path("") and not out.parent.exists():
+        if out is not None and out.parent != Path("") and not out.parent.exists():
             try:
                 out.parent.mkdir(parents=True, exist_ok=True)
             except OSError:
@@ -150,4 +139,4 @@ def show_cmd(
         write_text_atomic(out, render_items(items), queries)
     except LinkguardError as e:
         fail(e)
-    typer.echo(f"{len(items)} document(s) -> {out}", err=True)
+    typer.echo(f"{len(items)} document(s) -> {out or 'stdout'}", err=True)

@@ -83,12 +83,13 @@ def add_docs_cmd(
 def index_stats_cmd(
     index_dir: Path = typer.Argument(..., help="An index directory."),
     figure: Optional[Path] = typer.Option(
-        None, "--figure", help="PNG for Figure 2 (default: <INDEX_DIR>-figure2.png next to the index)."),
-    no_figure: bool = typer.Option(False, "--no-figure", help="Only print the counts."),
+        None, "--figure", help="Also write Figure 2 (posting-list lengths by N, log scale) as a PNG here; "
+        "without it nothing is written."),
+    no_figure: bool = typer.Option(False, "--no-figure", hidden=True, help="Kept for old scripts: the default now."),
     verify: bool = typer.Option(False, "--verify", help="Check every file's SHA-256 first."),
     as_json: bool = typer.Option(False, "--json", help="Print the stats as one JSON object."),
 ) -> None:
-    """Print an index's counts and write Figure 2 (posting-list lengths by N, log scale)."""
+    """Print an index's counts; with --figure PATH also write Figure 2 (posting-list lengths by N)."""
     from ..errors import LinkguardError
     from ..index import open_index
     from ..index.stats import plot_figure2
@@ -96,10 +97,7 @@ def index_stats_cmd(
     try:
         idx = open_index(index_dir, verify=verify)
         stats = idx.stats()
-        if not no_figure:
-            if figure is None:
-                resolved = index_dir.resolve()
-                figure = resolved.with_name(resolved.name + "-figure2.png")
+        if figure is not None and not no_figure:
             stats["figure"] = str(plot_figure2(idx, figure))
     except LinkguardError as e:
         fail(e)

@@ -10,7 +10,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import IO, Any, Dict, Optional, Union
+from typing import IO, Optional, Union
 
 from ..errors import Errors, LinkguardError
 
@@ -97,12 +97,7 @@ def chosen_output(output: Optional[PathLike], old: Optional[PathLike], old_name:
     return Path(old)
 
 
-def write_text_atomic(path: PathLike, text: str, *inputs: Optional[PathLike]) -> None:
-    """Write `text` to `path` through `atomic_output` (E012/E013)."""
+def write_text_atomic(path: Optional[PathLike], text: str, *inputs: Optional[PathLike]) -> None:
+    """Write `text` to `path` (None: stdout) through `atomic_output` (E012/E013)."""
     with atomic_output(path, *inputs) as f:
         f.write(text)
-
-
-def output_tags(*, system: str, model: str, k: Optional[int] = None, max_arity: Optional[int] = None) -> Dict[str, Any]:
-    """The fields every output line carries, so `evaluate` and `report` need no config."""
-    return {"system": system, "model": model, "k": k, "max_arity": max_arity}

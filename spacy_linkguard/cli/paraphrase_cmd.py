@@ -1,6 +1,5 @@
 """`paraphrase`: WordNet paraphrasing without an LLM (whole documents or flagged spans), each
 output line saying whether its text is safe when an index is given."""
-import zlib
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -10,12 +9,6 @@ from ._util import fail
 from .app import app
 from .detect_cmds import SCHEDULER_HELP, VERDICT_HELP, WORKERS_HELP
 
-
-
-def doc_seed(seed: int, doc_id: str) -> int:
-    """A per-document seed that depends on the run's seed and the id only, so a
-    document gets the same rewrite whatever else is in the file."""
-    return zlib.crc32(f"{seed}:{doc_id}".encode("utf-8"))
 
 
 @app.command("paraphrase")
@@ -66,7 +59,7 @@ def paraphrase_cmd(
     from ..detect import check_verdict
     from ..errors import Errors, LinkguardError
     from ..parallel import map_records
-    from ..parallel.jobs import ParaphraseJob
+    from ..jobs.paraphrase import ParaphraseJob
     from .output import atomic_output, chosen_output, refuse_same_file
 
     try:
@@ -146,19 +139,6 @@ def check_mode_flags(ctx: typer.Context, *, spans_only: bool, index: Optional[Pa
             raise LinkguardError(Errors.E287.format(flag=flag, mode=mode.strip(), needs=needs))
 
 
-def _checked(detector, verdict: str, rec, text: str) -> Dict[str, Any]:
-    """Whether a released `text` is safe: detected under `verdict` when an
-    index was given, else unknown (None)."""
-    if detector is None:
-        return {"safe": None, "verdict": None}
-    from .detect_cmds import line_sources
-
-    sources = line_sources(detector, verdict, rec)
-    res = detector.detect(text, sources)
-    return {"safe": bool(res.safe), "verdict": res.verdict, "sources": sources if res.verdict == "source" else None,
-            "remaining_spans": len(res.spans)}
-
-
 def _warn_unchecked(n: int) -> None:
     """W281: the released text was written without a safety check."""
     import warnings
@@ -186,20 +166,6 @@ def read_spans(path: Path) -> Dict[str, List[Any]]:
     return out
 
 
-def _loop_line(rec, loop, seed: int, verdict: str) -> Dict[str, Any]:
-    """One document through the rewrite loop with the lexical backend, under `verdict`."""
-    from .detect_cmds import line_sources
-
-    loop.rewriter.seed = seed
-    sources = line_sources(loop.detector, verdict, rec)
-    res = loop.run([rec.text], ids=[rec.id], sources=[sources])[0]
-    line = _line(rec, res.text, None, mode="spans", stats=loop.rewriter.stats[0])
-    line.update(res.to_dict())
-    # With guarantee mode the result is safe by construction; otherwise say what is left.
-    line["remaining_spans"] = 0 if loop.guarantee else len(loop.detector.detect(res.text, sources).spans)
-    return line
-
-
 def _warn_unchanged(outputs: List[Dict[str, Any]]) -> None:
     """W280 when spans given by a --spans file could not all be rewritten."""
     import warnings
@@ -211,13 +177,3 @@ def _warn_unchanged(outputs: List[Dict[str, Any]]) -> None:
         warnings.warn(Warnings.W280.format(
             n=sum(o["stats"]["n_unchanged"] for o in stuck), total=sum(o["stats"]["n_phrases"] for o in outputs),
             n_docs=len(stuck), doc_id=stuck[0]["id"]), LinkguardWarning)
-
-
-def _line(rec, text: str, res, *, mode: str, stats: Optional[Dict[str, int]] = None) -> Dict[str, Any]:
-    line: Dict[str, Any] = {"id": rec.id, "text": text}
-    if rec.meta:
-        line["meta"] = rec.meta
-    line.update({"mode": mode, "llm_calls": 0, "stats": stats if stats is not None else res.stats()})
-    if res is not None:
-        line["edits"] = [e.to_dict() for e in res.edits]
-    return line

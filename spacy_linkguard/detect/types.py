@@ -59,8 +59,10 @@ class Detection:
     report: Dict[str, Any]
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"safe": self.safe, "verdict": self.verdict, "spans": [s.to_dict() for s in self.spans],
-                "report": self.report}
+        # `sources` at the top, beside the verdict it goes with (docs/detection.md); the
+        # report keeps its copy for readers of older lines.
+        return {"safe": self.safe, "verdict": self.verdict, "sources": self.report.get("sources"),
+                "spans": [s.to_dict() for s in self.spans], "report": self.report}
 
     @property
     def verdict(self) -> str:

@@ -145,7 +145,7 @@ def add_to_index(index, records: Records, *, memory_budget: Union[str, int] = "4
     total = (len(records) or None) if hasattr(records, "__len__") else None  # type: ignore[arg-type]
     with _locked(path), _staging(path) as tmp:
         if index.layout == "sharded":
-            from .sharded_index import read_manifest
+            from .shards import read_manifest
 
             on_disk = read_manifest(path)["checksum"]
         else:

@@ -37,7 +37,7 @@ DTYPES = {fmt.DF: np.uint32, fmt.REF: np.uint32, fmt.NGRAM_N: np.uint8, fmt.OFFS
           fmt.POSTINGS: np.uint8, fmt.TOKEN_KEYS: np.uint32, fmt.DOC_TOKENS: np.uint8, fmt.DOC_OFFSETS: np.uint64,
           fmt.MULTI_RANK: np.uint32}
 FORMAT_NAME = "spacy-linkguard N-gram index"
-_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+HEX64 = re.compile(r"^[0-9a-f]{64}$")  # a SHA-256 in hex
 _HEX8 = re.compile(r"^[0-9a-f]{8}$")
 
 
@@ -107,7 +107,7 @@ def _check_schema(meta: Dict[str, Any]) -> None:
         size, sha, crc = info.get("bytes"), info.get("sha256"), info.get("crc32", "00000000")
         if isinstance(size, bool) or not isinstance(size, int) or size < 0:
             raise TypeError(f"files[{name!r}].bytes must be a byte count, got {size!r}")
-        if not (isinstance(sha, str) and _HEX64.match(sha)) or not (isinstance(crc, str) and _HEX8.match(crc)):
+        if not (isinstance(sha, str) and HEX64.match(sha)) or not (isinstance(crc, str) and _HEX8.match(crc)):
             raise TypeError(f"files[{name!r}] has a malformed sha256 or crc32")
     for key in ("n_docs", "n_ngrams", "n_multi") + (("n_rows",) if meta["format_version"] >= 3 else ()):
         value = counts.get(key)

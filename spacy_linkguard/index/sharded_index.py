@@ -5,7 +5,6 @@ own vectorized lookups, and the answers are put back in the batch's order.
 Keys that are in no shard are answered from the documents (pruned_lookup.py),
 probing each sub-N-gram in its own shard.
 """
-import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Union
 
@@ -16,60 +15,15 @@ from pyroaring import BitMap
 from ..errors import Errors, LinkguardError
 from ..ngrams import NgramSettings
 from . import format as fmt
-from .ngram_index import NgramIndex, TextLookups, arrays_to_bitmaps, open_index_files
+from .folder_index import FolderIndex, TextLookups, arrays_to_bitmaps, open_index_files
 from .pruned_lookup import DocTokens, forward_hints, resolve_misses
-from .shards import SHARD_HASH, SHARDED_FORMAT, manifest_checksum, shard_ids
-
-
-def read_manifest(path: Path) -> Dict[str, Any]:
-    """Parse and check `path/manifest.json` (schema, both checksums, stats.json).
-
-    RAISES: E059 (none), E060 (unreadable), E061 (newer format), E069 (edited), E070/E063 (stats.json).
-    """
-    from .integrity import _HEX64
-
-    mpath = path / fmt.MANIFEST
-    if not mpath.is_file():
-        raise LinkguardError(Errors.E059.format(path=path))
-    try:
-        m = json.loads(mpath.read_text(encoding="utf-8"))
-        if not isinstance(m, dict) or m.get("format") != SHARDED_FORMAT:
-            raise ValueError(f"'format' is not {SHARDED_FORMAT!r}")
-        if isinstance(m["format_version"], bool) or not isinstance(m["format_version"], int):
-            raise TypeError("format_version must be an integer")
-        if m["format_version"] > fmt.FORMAT_VERSION:
-            raise LinkguardError(Errors.E061.format(path=path, version=m["format_version"], supported=fmt.FORMAT_VERSION))
-        n = m["n_shards"]
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1 or m["shard_hash"] != SHARD_HASH:
-            raise ValueError(f"n_shards {n!r} / shard_hash {m['shard_hash']!r}")
-        if len(m["shards"]) != n or any(not isinstance(d, str) or "/" in d or d.startswith(".") for d in m["shards"]):
-            raise ValueError("'shards' must name n_shards folders")
-        if not isinstance(m["parts"], dict) or set(m["parts"]) != {*m["shards"], m["documents"]}:
-            raise ValueError("'parts' must give the checksum of every shard and of the documents")
-        NgramSettings.from_dict(m["settings"])
-        info = m["files"][fmt.STATS]
-        if not (isinstance(info, dict) and isinstance(info.get("sha256"), str) and _HEX64.match(info["sha256"])):
-            raise TypeError("files['stats.json'] is malformed")
-    except LinkguardError:
-        raise
-    except (ValueError, KeyError, TypeError) as e:
-        raise LinkguardError(Errors.E060.format(path=mpath, detail=f"{type(e).__name__}: {e}")) from None
-    if fmt.meta_checksum(m) != m.get("meta_sha256"):
-        raise LinkguardError(Errors.E069.format(path=mpath, which="meta_sha256"))
-    if manifest_checksum(m) != m.get("checksum"):
-        raise LinkguardError(Errors.E069.format(path=mpath, which="checksum"))
-    stats = path / fmt.STATS
-    if not stats.is_file():
-        raise LinkguardError(Errors.E062.format(path=path, name=fmt.STATS))
-    if stats.stat().st_size != info["bytes"] or fmt.crc32_file(stats) != info["crc32"]:
-        raise LinkguardError(Errors.E070.format(path=stats))
-    return m
+from .shards import read_manifest, shard_ids
 
 
 class ShardedIndex(TextLookups):
     """An index split into shards by a hash of the key; the API of `NgramIndex`."""
 
-    def __init__(self, path: Path, manifest: Dict[str, Any], shards: List[NgramIndex], docs: Optional[DocTokens],
+    def __init__(self, path: Path, manifest: Dict[str, Any], shards: List[FolderIndex], docs: Optional[DocTokens],
                  doc_ids: List[str], doc_arrays: Dict[str, np.ndarray], words: marisa_trie.Trie):
         self.path = Path(path)
         self.meta = manifest
@@ -95,7 +49,7 @@ class ShardedIndex(TextLookups):
 
         path = Path(path)
         m = read_manifest(path)
-        shards = [NgramIndex.load(path / d, verify=verify, _part=True) for d in m["shards"]]
+        shards = [FolderIndex.load(path / d, verify=verify, _part=True) for d in m["shards"]]
         dpath = path / m["documents"]
         dmeta = read_meta(dpath)
         check_files(dpath, dmeta, verify=verify)

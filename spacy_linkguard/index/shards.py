@@ -15,12 +15,15 @@ on every machine and Python version. A lookup goes to its key's shard; a key
 that is in no shard is answered from the documents (pruned_lookup.py), whose
 sub-N-gram probes go to their own shards.
 """
+import json
 import zlib
 from pathlib import Path
 from typing import Any, Dict, Iterable, List
 
 import numpy as np
 
+from ..errors import Errors, LinkguardError
+from ..ngrams import NgramSettings
 from . import format as fmt
 from .writer import Source, copy_ranges, df_histogram, new_array
 
@@ -127,3 +130,48 @@ def manifest_checksum(manifest: Dict[str, Any]) -> str:
                           "parts": manifest["parts"],
                           "files": {k: v["sha256"] for k, v in sorted(manifest["files"].items())}}, sort_keys=True)
     return "sha256:" + hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def read_manifest(path: Path) -> Dict[str, Any]:
+    """Parse and check `path/manifest.json` (schema, both checksums, stats.json).
+
+    RAISES: E059 (none), E060 (unreadable), E061 (newer format), E069 (edited), E070/E063 (stats.json).
+    """
+    from .integrity import HEX64
+
+    mpath = path / fmt.MANIFEST
+    if not mpath.is_file():
+        raise LinkguardError(Errors.E059.format(path=path))
+    try:
+        m = json.loads(mpath.read_text(encoding="utf-8"))
+        if not isinstance(m, dict) or m.get("format") != SHARDED_FORMAT:
+            raise ValueError(f"'format' is not {SHARDED_FORMAT!r}")
+        if isinstance(m["format_version"], bool) or not isinstance(m["format_version"], int):
+            raise TypeError("format_version must be an integer")
+        if m["format_version"] > fmt.FORMAT_VERSION:
+            raise LinkguardError(Errors.E061.format(path=path, version=m["format_version"], supported=fmt.FORMAT_VERSION))
+        n = m["n_shards"]
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1 or m["shard_hash"] != SHARD_HASH:
+            raise ValueError(f"n_shards {n!r} / shard_hash {m['shard_hash']!r}")
+        if len(m["shards"]) != n or any(not isinstance(d, str) or "/" in d or d.startswith(".") for d in m["shards"]):
+            raise ValueError("'shards' must name n_shards folders")
+        if not isinstance(m["parts"], dict) or set(m["parts"]) != {*m["shards"], m["documents"]}:
+            raise ValueError("'parts' must give the checksum of every shard and of the documents")
+        NgramSettings.from_dict(m["settings"])
+        info = m["files"][fmt.STATS]
+        if not (isinstance(info, dict) and isinstance(info.get("sha256"), str) and HEX64.match(info["sha256"])):
+            raise TypeError("files['stats.json'] is malformed")
+    except LinkguardError:
+        raise
+    except (ValueError, KeyError, TypeError) as e:
+        raise LinkguardError(Errors.E060.format(path=mpath, detail=f"{type(e).__name__}: {e}")) from None
+    if fmt.meta_checksum(m) != m.get("meta_sha256"):
+        raise LinkguardError(Errors.E069.format(path=mpath, which="meta_sha256"))
+    if manifest_checksum(m) != m.get("checksum"):
+        raise LinkguardError(Errors.E069.format(path=mpath, which="checksum"))
+    stats = path / fmt.STATS
+    if not stats.is_file():
+        raise LinkguardError(Errors.E062.format(path=path, name=fmt.STATS))
+    if stats.stat().st_size != info["bytes"] or fmt.crc32_file(stats) != info["crc32"]:
+        raise LinkguardError(Errors.E070.format(path=stats))
+    return m

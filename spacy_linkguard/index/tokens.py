@@ -8,10 +8,15 @@ are enumerated later from this stream with numpy.
 """
 import multiprocessing
 import os
+import threading
 import warnings
 from array import array
 from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
@@ -31,6 +36,9 @@ MAX_VOCAB = 2**31 - 1  # token ids also live in int32 arrays
 PIECE_CHARS = 1_000_000
 _FLUSH = 1 << 20
 BATCH_DOCS = 32  # documents per task sent to a tokenizer process
+# A batch a tokenizer process has not sent back after this long is a stuck process (E037):
+# 32 documents take well under a second each, so this is generous.
+STALL_SECONDS = 600.0
 
 
 @dataclass
@@ -98,13 +106,21 @@ def segment_text(texts: List[str], placeholder: str, max_n: int) -> List[str]:
 class _Segmenter:
     """Runs `segment_text` on batches of texts, in worker processes when n_process > 1,
     and yields the results in input order. At most 4 batches per worker wait,
-    so memory stays bounded whatever the corpus size."""
+    so memory stays bounded whatever the corpus size.
+
+    The workers are forked (cheap: the tokenizer is built once, before) only
+    while this process runs no other thread; a fork taken while another
+    thread (Dask's, a progress bar's) holds a lock can leave the child waiting
+    on it for ever, so then they start from a fork server (or spawn). A
+    worker that dies is E036, one that sends nothing for STALL_SECONDS E037:
+    never a wait without end.
+    """
 
     def __init__(self, settings: NgramSettings, n_process: int):
         self.args = (settings.placeholder, settings.max_n)
         self.n_process, self.batch_size = n_process, BATCH_DOCS
         self.n_batches = 0
-        self.pool = None
+        self.pool: Optional[ProcessPoolExecutor] = None
         self.pending: Deque = deque()
         self.batch: List[Tuple[Any, str]] = []
 
@@ -118,15 +134,21 @@ class _Segmenter:
         while self.pending:
             yield from self._collect()
         if self.pool is not None:
-            self.pool.close()
-            self.pool.join()
+            self.pool.shutdown(wait=True)
             self.pool = None
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.terminate()
-            self.pool.join()
-            self.pool = None
+        """End the workers now (after an error): killed, never waited on."""
+        if self.pool is None:
+            return
+        pool, self.pool = self.pool, None
+        for f in (f for _, f in self.pending):
+            f.cancel()
+        self.pending.clear()
+        for p in list((getattr(pool, "_processes", None) or {}).values()):
+            if p.is_alive():
+                p.kill()
+        pool.shutdown(wait=True, cancel_futures=True)
 
     def _submit(self) -> Iterator[Tuple[Any, str]]:
         if not self.batch:
@@ -138,15 +160,42 @@ class _Segmenter:
             yield from zip(items, segment_text(list(texts), *self.args))
             return
         if self.pool is None:
-            get_tokenizer(self.args[0])  # build it once, before forking
-            self.pool = multiprocessing.get_context("fork").Pool(self.n_process)
-        self.pending.append((items, self.pool.apply_async(segment_text, (list(texts), *self.args))))
+            ctx = pool_context()
+            if ctx.get_start_method() == "fork":
+                get_tokenizer(self.args[0])  # build it once, before forking
+            self.pool = ProcessPoolExecutor(self.n_process, mp_context=ctx)
+        try:
+            future = self.pool.submit(segment_text, list(texts), *self.args)
+        except BrokenProcessPool:
+            raise LinkguardError(Errors.E036.format(detail=self._deaths())) from None
+        self.pending.append((items, future))
         while len(self.pending) > 4 * self.n_process:
             yield from self._collect()
 
     def _collect(self) -> Iterator[Tuple[Any, str]]:
-        items, res = self.pending.popleft()
-        yield from zip(items, res.get())
+        items, future = self.pending[0]
+        try:
+            texts = future.result(timeout=STALL_SECONDS)
+        except BrokenProcessPool:
+            raise LinkguardError(Errors.E036.format(detail=self._deaths())) from None
+        except FutureTimeout:
+            raise LinkguardError(Errors.E037.format(seconds=STALL_SECONDS, batch=len(items))) from None
+        self.pending.popleft()
+        yield from zip(items, texts)
+
+    def _deaths(self) -> str:
+        codes = [p.exitcode for p in (getattr(self.pool, "_processes", None) or {}).values()]
+        dead = [f"exit code {c}" for c in codes if c not in (None, 0)]
+        return ", ".join(dead) or "a worker process ended abruptly"
+
+
+def pool_context() -> BaseContext:
+    """How the tokenizer processes start: fork while this process runs one
+    thread only; else the fork server (where there is one) or spawn."""
+    if threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
 def default_n_process() -> int:

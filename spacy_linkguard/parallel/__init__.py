@@ -3,8 +3,10 @@
 `map_records(job, records, workers=N)` yields the job's results in input order,
 whatever order the workers finish in; the commands write them through
 `cli/output.atomic_output`, so a failure leaves no partial output file.
-`jobs.py` holds one job per command (what a worker builds once, what it does
-per document); `pool.py` the process pool on this machine.
+The jobs (what a worker builds once, what it does per document) live below,
+in `spacy_linkguard/jobs/`; here only how they run: `pool.py` the process
+pool on this machine, `cluster.py` a Dask cluster, `chunks.py` the input read
+a chunk at a time for both.
 """
 from .pool import Job, map_records
 

@@ -26,7 +26,7 @@ from concurrent.futures import CancelledError
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ..errors import Errors, LinkguardError
-from .pool import read_chunk
+from .chunks import read_chunk
 
 # In a worker process: job key -> the job, set up (its index, pipeline, model).
 _JOBS: Dict[str, Any] = {}

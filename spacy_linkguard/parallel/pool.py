@@ -31,6 +31,7 @@ from contextlib import nullcontext
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Protocol, Tuple
 
 from ..errors import Errors, LinkguardError
+from .chunks import read_chunk
 from .threads import blas_threads_while, set_blas_threads
 
 
@@ -249,24 +250,6 @@ def _parallel(job: Job, records: Iterator[Any], workers: int, chunk_size: int,
                 if p.is_alive():
                     p.terminate()
         ex.shutdown(wait=True, cancel_futures=True)
-
-
-def read_chunk(records: Iterator[Any], size: int) -> Tuple[List[Any], bool, Optional[LinkguardError]]:
-    """Up to `size` records of `records`.
-
-    RETURNS (tuple): (chunk, exhausted, error): exhausted when the records ran
-        out or a bad input line raised; error: that line's LinkguardError (the
-        chunk holds the lines before it), else None.
-    """
-    chunk: List[Any] = []
-    try:
-        for rec in records:
-            chunk.append(rec)
-            if len(chunk) == size:
-                return chunk, False, None
-    except LinkguardError as e:  # a bad input line: raised after the lines before it
-        return chunk, True, e
-    return chunk, True, None
 
 
 def _deaths(procs: Dict[int, Any]) -> str:

@@ -35,3 +35,17 @@ def test_deidentify_cli_unknown_model_fails_cleanly(tmp_path):
     result = CliRunner().invoke(app, ["deidentify", str(src), "-o", str(tmp_path / "o.jsonl"), "--model", "no_such_model_xyz"])
     assert result.exit_code == 1
     assert "E151" in result.output
+
+
+@pytest.mark.slow
+def test_deidentify_without_output_writes_stdout(tmp_path, monkeypatch):
+    """The output convention of every line-writing command: -o PATH, else stdout."""
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "a", "text": "Mr Galip Yalman lodged it on 12 March 1997."}) + "\n",
+                   encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["deidentify", str(src)])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(x) for x in result.stdout.splitlines() if x.startswith("{")]
+    assert [r["id"] for r in rows] == ["a"] and "Galip" not in rows[0]["text"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]

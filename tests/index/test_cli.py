@@ -40,8 +40,10 @@ def test_build_add_stats(tmp_path):
     res = runner.invoke(app, ["index-stats", str(out), "--no-figure"])
     assert res.exit_code == 0 and "N = 5" in res.output and "mean list length" in res.output
     assert not (tmp_path / "idx-figure2.png").exists()
-    res = runner.invoke(app, ["index-stats", str(out)])
-    assert res.exit_code == 0 and (tmp_path / "idx-figure2.png").is_file()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    res = runner.invoke(app, ["index-stats", str(out)])  # no --figure: nothing written anywhere
+    assert res.exit_code == 0 and "N = 5" in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 
 def test_cli_errors_are_coded(tmp_path):

@@ -166,7 +166,7 @@ def test_shipped_configs_name_the_index_once_in_initialize(path, tmp_path):
     --index` fills it and the component gets the opener's (cached) index."""
     from spacy.util import load_config
 
-    from spacy_linkguard.cli.rewrite_cmds import load_rewrite_pipeline
+    from spacy_linkguard.jobs.rewrite_pipeline import load_rewrite_pipeline
     from spacy_linkguard.index import open_index
 
     cfg = load_config(path, interpolate=False)

@@ -1,6 +1,6 @@
 """`rewrite --workers 2` with the canned model: the lines of one process; a
 worker that dies is E016 and no output. The workers import the module that
-registered the canned model in this process (`jobs.registered_modules`)."""
+registered the canned model in this process (`spacy_linkguard.jobs.registered_modules`)."""
 import json
 
 from typer.testing import CliRunner
@@ -65,7 +65,7 @@ def test_a_worker_that_dies_leaves_no_output(tmp_path):
 def test_registered_modules_names_the_canned_model():
     from spacy import util
 
-    from spacy_linkguard.parallel.jobs import registered_modules
+    from spacy_linkguard.jobs import registered_modules
 
     cfg = util.load_config_from_str(CONFIG, interpolate=False)
     assert registered_modules(cfg) == ["tests.rewrite.canned"]
@@ -90,7 +90,7 @@ def test_rewrite_job_resolves_shipped_configs_by_name(tmp_path):
     import pytest
 
     from spacy_linkguard.errors import LinkguardError
-    from spacy_linkguard.parallel.jobs import RewriteJob
+    from spacy_linkguard.jobs import RewriteJob
 
     setup_files(tmp_path)
     with pytest.raises(LinkguardError, match="E219"):  # a bare name that is no shipped config

@@ -23,7 +23,8 @@ def rewrite_nospans_cmd(
     from ...configs import resolve_config
     from ...corpus import iter_records
     from ...experiments.nospans import load_nospan_baseline, rewrite_nospans
-    from ..output import output_tags, refuse_same_file
+    from ...jobs.tags import output_tags
+    from ..output import refuse_same_file
 
     with coded_errors():
         refuse_same_file(out, queries)  # E012: never overwrite the input
