@@ -312,12 +312,7 @@ class Errors(metaclass=ErrorsWithCodes):
 
     # --- E200-E249: LLM rewriting -------------------------------------------
     E200 = ("Cannot load the model {name!r}: {detail}. Model weights are never "
-            "downloaded at run time (HF_HUB_OFFLINE). Provide them in one of these ways: "
-            "for the bundled local models run `python -m spacy_linkguard fetch-models` "
-            "(writes models/SmolLM2-135M-Instruct-hf and models/gemma-3-270m-hf); for any "
-            "other model give a local folder holding config.json, the weights and the "
-            "tokenizer as `name`, or copy the model into the Hugging Face cache "
-            "(HF_HOME) on this machine, e.g. with `hf download {name}` where the hub is reachable.")
+            "downloaded at run time (HF_HUB_OFFLINE). {fix}.")
     E201 = ("Unknown dtype {value!r} for {name!r}. Use one of: {options}.")
     E202 = ("Device {value!r} was requested for {name!r}, but {detail}. Use "
             "device = \"cpu\" (e.g. configs/rewrite_cpu.cfg) or run on a machine with a GPU.")
