@@ -139,6 +139,12 @@ class Errors(metaclass=ErrorsWithCodes):
             "then run the command again.")
     E018 = ("--checkpoint needs --output/-o PATH: the finished lines are kept in "
             "PATH.partial beside it. Give an output file, or leave --checkpoint out.")
+    E020 = ("The config sets [paths] index = {value!r}, but nothing passes it to the "
+            "component {name!r}, so it has no index (nothing in the config reads "
+            "${{paths.index}}). Add the block `[initialize.components.{name}]` with "
+            "`index = ${{paths.index}}` to the config (as the shipped configs do), or give "
+            "the index directly: the component's `index` setting, or "
+            "nlp.get_pipe({name!r}).initialize(index=...).")
     E019 = ("The checkpoint {path} does not belong to this run: {detail}. It was left by "
             "a run with another input or another rewriter. Run that command again to "
             "finish it, or delete {path} to start afresh.")
