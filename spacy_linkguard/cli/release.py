@@ -25,6 +25,7 @@ class ReleaseTally:
     def __init__(self, *, k: Optional[int] = None, max_arity: Optional[int] = None):
         self.k, self.max_arity = k, max_arity
         self.n = self.n_safe = self.n_unchecked = 0
+        self.forced = 0  # spans guarantee mode redacted (`rewrite`)
         self.verdicts: Counter = Counter()
 
     def check(self, detector: Any, verdict: str, rec: Any, text: str) -> Dict[str, Any]:
@@ -43,6 +44,14 @@ class ReleaseTally:
         self.add(bool(res.safe), res.verdict)
         return {"safe": bool(res.safe), "verdict": res.verdict,
                 "sources": sources if res.verdict == "source" else None}
+
+    def add_line(self, line: str) -> None:
+        """Count one output line of `rewrite` (JSON with safe, verdict, forced_redactions)."""
+        import json
+
+        obj = json.loads(line)
+        self.add(bool(obj.get("safe")), obj.get("verdict"))
+        self.forced += int(obj.get("forced_redactions") or 0)
 
     def add(self, safe: Optional[bool], verdict: Optional[str]) -> None:
         """Count one document (safe None: not checked)."""

@@ -73,6 +73,7 @@ def rewrite_cmd(
     from .detection_options import check_index_settings
     from .checkpoint import checkpoint_path
     from .output import atomic_output, refuse_same_file
+    from .release import ReleaseTally
 
     with coded_errors():  # a bad config, index or model: its message, no traceback
         check_verdict(verdict)
@@ -95,7 +96,8 @@ def rewrite_cmd(
         total = count_lines(queries)
         if limit is not None:
             total = min(total or limit, limit)
-        tally = RewriteTally(nlp.get_pipe(component).cfg)
+        cfg = nlp.get_pipe(component).cfg
+        tally = ReleaseTally(k=cfg["k"], max_arity=cfg["max_arity"])
         with ExitStack() as stack:
             done = 0
             if checkpoint:
@@ -111,12 +113,9 @@ def rewrite_cmd(
                 out.write(line)
                 out.flush()
                 tally.add_line(line)
-    typer.echo(f"{tally.tally.n} document(s) rewritten, {tally.tally.summary()}; {tally.forced} span(s) "
+    typer.echo(f"{tally.n} document(s) rewritten, {tally.summary()}; {tally.forced} span(s) "
                f"redacted by guarantee mode -> {output or 'stdout'}", err=True)
-    if tally.tally.n == 0:
-        from .release import warn_empty
-
-        warn_empty(queries, "rewrite", f"wrote no line to {output or 'stdout'}")
+    tally.warn(queries, "rewrite", wrote=f"wrote no line to {output or 'stdout'}")
 
 
 def detection_overrides(component: str, *, k: Optional[int], max_arity: Optional[int]) -> dict:
@@ -139,23 +138,6 @@ def wordnet_override(config: Path, component: str, wordnet: Path) -> dict:
     if not (isinstance(rewriter, dict) and isinstance(rewriter.get("lexical"), dict)):
         raise LinkguardError(Errors.E021.format(path=wordnet, config=config, component=component))
     return {f"components.{component}.rewriter.lexical.wordnet_dir": str(wordnet)}
-
-
-class RewriteTally:
-    """The summary of `rewrite`'s output lines: safe (under which verdict), forced redactions."""
-
-    def __init__(self, cfg: dict):
-        from .release import ReleaseTally
-
-        self.tally = ReleaseTally(k=cfg["k"], max_arity=cfg["max_arity"])
-        self.forced = 0
-
-    def add_line(self, line: str) -> None:
-        import json
-
-        obj = json.loads(line)
-        self.tally.add(bool(obj.get("safe")), obj.get("verdict"))
-        self.forced += int(obj.get("forced_redactions") or 0)
 
 
 def resumed_checkpoint(output: Path, queries: Path, limit: Optional[int], tags: dict):
