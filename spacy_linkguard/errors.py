@@ -35,6 +35,14 @@ class Warnings(metaclass=ErrorsWithCodes):
     W002 = ("{old} is deprecated: write the output with --output/-o PATH (the same "
             "option on detect, show, rewrite, paraphrase and deidentify).")
 
+    W003 = ("{n} document(s) written by `{command}` were not checked for linkage: their "
+            "`safe` is null, and masking personal data alone often leaves phrases that "
+            "link a document to its original. Pass --index DIR (the N-gram index of the "
+            "original collection) to check each one, or rewrite them until safe: "
+            "`rewrite OUT.jsonl --index DIR`.")
+    W004 = ("{path} holds no documents, so `{command}` had nothing to do and {wrote}. "
+            "Check the file: one JSON object a line, like {{\"id\": \"doc1\", \"text\": \"...\"}}.")
+
     # --- W050-W099: the N-gram index ----------------------------------------
     W050 = ("Skipped {n} empty document(s) while indexing (first: id {doc_id!r}). "
             "A whitespace-only text contains no N-gram, so it gets no document number; "
@@ -152,6 +160,16 @@ class Errors(metaclass=ErrorsWithCodes):
     E019 = ("The checkpoint {path} does not belong to this run: {detail}. It was left by "
             "a run with another input or another rewriter. Run that command again to "
             "finish it, or delete {path} to start afresh.")
+    E020 = ("The config sets [paths] index = {value!r}, but nothing passes it to the "
+            "component {name!r}, so it has no index (nothing in the config reads "
+            "${{paths.index}}). Add the block `[initialize.components.{name}]` with "
+            "`index = ${{paths.index}}` to the config (as the shipped configs do), or give "
+            "the index directly: the component's `index` setting, or "
+            "nlp.get_pipe({name!r}).initialize(index=...).")
+    E021 = ("--wordnet {path} does nothing with the config {config}: its component "
+            "{component!r} has no WordNet paraphraser (no [components.{component}.rewriter.lexical] "
+            "block; an LLM rewriter reads no WordNet). Leave --wordnet out, or rewrite with "
+            "WordNet synonyms: --backend lexical (the config rewrite_lexical).")
 
     # --- E050-E099: the N-gram index ----------------------------------------
     E050 = ("No documents to index: the corpus is empty ({skipped} whitespace-only "
@@ -322,12 +340,7 @@ class Errors(metaclass=ErrorsWithCodes):
 
     # --- E200-E249: LLM rewriting -------------------------------------------
     E200 = ("Cannot load the model {name!r}: {detail}. Model weights are never "
-            "downloaded at run time (HF_HUB_OFFLINE). Provide them in one of these ways: "
-            "for the bundled local models run `python -m spacy_linkguard fetch-models` "
-            "(writes models/SmolLM2-135M-Instruct-hf and models/gemma-3-270m-hf); for any "
-            "other model give a local folder holding config.json, the weights and the "
-            "tokenizer as `name`, or copy the model into the Hugging Face cache "
-            "(HF_HOME) on this machine, e.g. with `hf download {name}` where the hub is reachable.")
+            "downloaded at run time (HF_HUB_OFFLINE). {fix}.")
     E201 = ("Unknown dtype {value!r} for {name!r}. Use one of: {options}.")
     E202 = ("Device {value!r} was requested for {name!r}, but {detail}. Use "
             "device = \"cpu\" (e.g. configs/rewrite_cpu.cfg) or run on a machine with a GPU.")
@@ -481,8 +494,9 @@ class Errors(metaclass=ErrorsWithCodes):
     E280 = ("The WordNet database was not found in {path} (missing: {missing}). "
             "The lexical baseline reads WordNet 3.x from Debian's wordnet-base "
             "package: run `sudo apt-get install wordnet-base` (or `make sysdeps`), "
-            "or point $WNSEARCHDIR / --wordnet at a directory with the index.* "
-            "and data.* files.")
+            "or point $WNSEARCHDIR, or the --wordnet DIR option of `rewrite` and "
+            "`paraphrase`, at a directory with the index.* and data.* files (in a "
+            "config: wordnet_dir of linkguard.Lexical.v1).")
     E281 = ("Unknown WordNet part of speech {pos!r}. Expected one of 'n' (noun), "
             "'v' (verb), 'a' (adjective), 'r' (adverb).")
     E282 = ("Cannot load the sentence-transformers model {name!r}: {detail}. Give "

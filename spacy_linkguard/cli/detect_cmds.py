@@ -6,13 +6,10 @@ import typer
 
 from ._util import fail
 from .app import app
+from .detection_options import (MAX_N_HELP, PLACEHOLDER_HELP, VERDICT_HELP, VERIFY_HELP,  # noqa: F401
+                                index_option, k_option, max_arity_option, max_n_option, placeholder_option,
+                                verdict_option, verify_option)
 
-VERIFY_HELP = "Check every byte of the index (SHA-256) before using it; cheap checks run anyway."
-MAX_N_HELP = "Expected max_n of the index (E003 if it differs); default: the index's."
-PLACEHOLDER_HELP = "Expected placeholder of the index (E003 if it differs); default: the index's."
-VERDICT_HELP = ("source: a search links only when it finds one of the document's sources (a line's \"sources\", "
-                "else its id when the index holds it); any: every search with fewer than k results links; "
-                "auto: source when the sources are known, else any.")
 WORKERS_HELP = ("Processes on this machine (they share the memory-mapped index); the output is the same, "
                 "in input order. 1: this process only.")
 SCHEDULER_HELP = ("Run on the Dask cluster at this address (tcp://HOST:8786, as `build-index --scheduler`): "
@@ -20,8 +17,9 @@ SCHEDULER_HELP = ("Run on the Dask cluster at this address (tcp://HOST:8786, as 
 
 
 def verdict_summary(counts: "dict") -> str:
-    """"verdict source for 3, any for 1" from {"source": 3, "any": 1}."""
-    return "verdict " + ", ".join(f"{v} for {n}" for v, n in sorted(counts.items()) if n)
+    """"verdict source for 3, any for 1" from {"source": 3, "any": 1}; "no verdict" when empty."""
+    parts = [f"{v} for {n}" for v, n in sorted(counts.items()) if n]
+    return "verdict " + ", ".join(parts) if parts else "no verdict"
 
 
 
@@ -36,15 +34,15 @@ def check_limit(limit: Optional[int]) -> None:
 @app.command("detect")
 def detect_cmd(
     queries: Path = typer.Argument(..., help="JSONL corpus of released documents, one {\"id\", \"text\"} a line."),
-    index: Path = typer.Option(..., "--index", help="N-gram index folder of the original collection."),
-    k: int = typer.Option(2, "--k", help="A phrase set singles out when it matches 1..k-1 documents."),
-    max_arity: int = typer.Option(3, "--max-arity", help="1: single N-grams; 2-3: combinations too."),
+    index: Path = index_option(),
+    k: int = k_option(),
+    max_arity: int = max_arity_option(),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write JSONL here instead of stdout (never the input)."),
     out: Optional[Path] = typer.Option(None, "--out", hidden=True, help="Deprecated spelling of --output."),
-    verdict: str = typer.Option("auto", "--verdict", help=VERDICT_HELP),
-    verify: bool = typer.Option(False, "--verify", help=VERIFY_HELP),
-    max_n: Optional[int] = typer.Option(None, "--max-n", help=MAX_N_HELP),
-    placeholder: Optional[str] = typer.Option(None, "--placeholder", help=PLACEHOLDER_HELP),
+    verdict: str = verdict_option(),
+    verify: bool = verify_option(),
+    max_n: Optional[int] = max_n_option(),
+    placeholder: Optional[str] = placeholder_option(),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
     workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
@@ -86,21 +84,25 @@ def detect_cmd(
     s = detector.settings
     typer.echo(f"{n} document(s), {n_safe} safe at k={k}, max_arity={max_arity}, {verdict_summary(verdicts)} "
                f"(index settings: max_n={s.max_n}, placeholder={s.placeholder})", err=True)
+    if n == 0:
+        from .release import warn_empty
+
+        warn_empty(queries, "detect", f"wrote no line to {out or 'stdout'}")
 
 
 @app.command("show")
 def show_cmd(
     queries: Path = typer.Argument(..., help="JSONL corpus of released documents, one {\"id\", \"text\"} a line."),
-    index: Path = typer.Option(..., "--index", help="N-gram index folder of the original collection."),
+    index: Path = index_option(),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="The HTML page to write; default: stdout (`show ... > page.html`)."),
     out: Optional[Path] = typer.Option(None, "--out", hidden=True, help="Deprecated spelling of --output."),
-    k: int = typer.Option(2, "--k", help="A phrase set singles out when it matches 1..k-1 documents."),
-    max_arity: int = typer.Option(3, "--max-arity", help="1: single N-grams; 2-3: combinations too."),
+    k: int = k_option(),
+    max_arity: int = max_arity_option(),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N documents."),
-    verdict: str = typer.Option("auto", "--verdict", help=VERDICT_HELP),
-    verify: bool = typer.Option(False, "--verify", help=VERIFY_HELP),
-    max_n: Optional[int] = typer.Option(None, "--max-n", help=MAX_N_HELP),
-    placeholder: Optional[str] = typer.Option(None, "--placeholder", help=PLACEHOLDER_HELP),
+    verdict: str = verdict_option(),
+    verify: bool = verify_option(),
+    max_n: Optional[int] = max_n_option(),
+    placeholder: Optional[str] = placeholder_option(),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
     workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
@@ -140,3 +142,7 @@ def show_cmd(
     except LinkguardError as e:
         fail(e)
     typer.echo(f"{len(items)} document(s) -> {out or 'stdout'}", err=True)
+    if not items:
+        from .release import warn_empty
+
+        warn_empty(queries, "show", f"wrote a page with no document to {out or 'stdout'}")

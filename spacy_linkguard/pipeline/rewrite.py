@@ -30,7 +30,7 @@ from spacy.tokens import Doc
 from spacy.util import minibatch
 
 from ..errors import Errors, LinkguardError
-from .index_arg import receive_index, relative_path, saved_path
+from .index_arg import check_index_variable, receive_index, relative_path, saved_path
 
 DOC_EXTENSIONS = {
     "linkguard_text": None,
@@ -206,12 +206,16 @@ class LinkguardRewrite:
         index (Union[str, Path, NgramIndex, ShardedIndex]): The index folder
             (opened now with `spacy_linkguard.index.open_index`), or an open
             index; it replaces a configured one. None: keep what there is.
-        RAISES: LinkguardError E114 (not an index) and the coded errors of `open_index`.
+        RAISES: LinkguardError E114 (not an index), E020 (the config sets [paths]
+            index but does not pass it here), and the coded errors of `open_index`.
         """
         if index is not None:
             self.cfg["index"], self._index = receive_index(index, self.name)
             self._detector = None
             self._loop = None
+        elif (nlp is not None and self._index is None and not self.cfg["index"] and self._detector is None
+              and self.cfg["detector_component"] not in nlp.pipe_names):
+            check_index_variable(nlp, self.name)  # an index the user named must not be dropped in silence
 
     # --- processing -----------------------------------------------------------
     def __call__(self, doc: Doc) -> Doc:

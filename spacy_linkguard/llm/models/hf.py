@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
 from ...errors import Errors, LinkguardError
-from ..local_models import cached_gguf_dir, convert_gguf, is_converted, offline_env
+from ..local_models import (MODELS_PREFIX, cached_gguf_dir, convert_gguf, find_model_path, is_converted, model_fix,
+                            offline_env)
 from .base import Generation, check_settings, replies_per_document
 
 __all__ = ["Generation", "HFChatModel"]  # Generation re-exported: it lived here before base.py
@@ -399,14 +400,15 @@ class HFChatModel:
 
         source = self._source
         if self.gguf_file and not is_converted(source):
-            convert_gguf(Path(self.name) / self.gguf_file, source)
+            convert_gguf(find_model_path(self.name) / self.gguf_file, source)
         dtype = "auto" if self.dtype_name == "auto" else getattr(torch, self.dtype_name)
         common = dict(local_files_only=self.local_files_only, trust_remote_code=self.trust_remote_code)
         try:
             tok = AutoTokenizer.from_pretrained(str(source), **common)
             model = AutoModelForCausalLM.from_pretrained(str(source), dtype=dtype, **common)
         except (OSError, ValueError) as e:
-            raise LinkguardError(Errors.E200.format(name=self.name, detail=f"{type(e).__name__}: {e}")) from None
+            raise LinkguardError(Errors.E200.format(name=self.name, detail=f"{type(e).__name__}: {e}",
+                                                    fix=model_fix(self.name))) from None
         self._install(model, tok)
 
     def _install(self, model, tok) -> None:
@@ -433,27 +435,29 @@ class HFChatModel:
         self._tokenizer, self._model = tok, model
 
     def _resolve_source(self) -> Path:
-        """Where the weights are; RAISES LinkguardError E200 when they are nowhere local."""
+        """Where the weights are; RAISES LinkguardError E200 when they are nowhere local.
+
+        A path is looked up as written, then (a config's `models/<folder>`) in
+        the models folder (`llm/local_models.find_model_path`)."""
+        def missing(detail: str) -> LinkguardError:
+            return LinkguardError(Errors.E200.format(name=self.name, detail=detail, fix=model_fix(self.name)))
+
         if self.gguf_file:
-            gguf = Path(self.name) / self.gguf_file
+            folder = find_model_path(self.name)
+            gguf = folder / self.gguf_file
             cache = cached_gguf_dir(gguf)
             if is_converted(cache) or gguf.is_file():
                 return cache
-            raise LinkguardError(Errors.E200.format(name=self.name, detail=f"no GGUF file {gguf}"))
-        path = Path(self.name)
+            raise missing(f"no GGUF file {gguf}")
+        path = find_model_path(self.name)
         if path.exists():
             if not (path / "config.json").is_file():
-                raise LinkguardError(Errors.E200.format(name=self.name, detail=f"{path} has no config.json"))
+                raise missing(f"{path} has no config.json")
             return path
         if _looks_like_path(self.name):
-            raise LinkguardError(Errors.E200.format(name=self.name, detail=f"there is no folder {path}"))
+            raise missing(f"there is no folder {path}")
         if self.local_files_only and not _in_hf_cache(self.name):
-            raise LinkguardError(
-                Errors.E200.format(
-                    name=self.name,
-                    detail="it is neither a local folder nor in the Hugging Face cache",
-                )
-            )
+            raise missing("it is neither a local folder nor in the Hugging Face cache")
         return Path(self.name)
 
     def _resolve_device(self, device: str):
@@ -472,8 +476,9 @@ def _padded_size(n: int, batch_size: int) -> int:
 
 
 def _looks_like_path(name: str) -> bool:
-    # Hub ids are "org/name"; anything else with a slash is a local path.
-    return name.startswith((".", "/", "~")) or name.count("/") > 1 or "\\" in name
+    # Hub ids are "org/name"; anything else with a slash is a local path, and so is a
+    # config's models/<folder> (the models folder, never the hub).
+    return name.startswith((".", "/", "~", MODELS_PREFIX)) or name.count("/") > 1 or "\\" in name
 
 
 def _in_hf_cache(repo_id: str) -> bool:

@@ -88,7 +88,9 @@ class LlamaCppChatModel:
             ("top_k", top_k, isinstance(top_k, int) and not isinstance(top_k, bool) and top_k >= 0),
         ))
         self.name = str(path)
-        self.path = Path(path)
+        from ..local_models import find_model_path
+
+        self.path = find_model_path(path)  # a config's models/<file>: also the models folder
         self.n_ctx = n_ctx
         self.n_threads = n_threads
         self.n_threads_batch = n_threads_batch if n_threads_batch is not None else n_threads
