@@ -6,6 +6,7 @@ import typer
 
 from ._util import fail
 from .app import app
+from .release import verdict_summary
 from .detection_options import (MAX_N_HELP, PLACEHOLDER_HELP, VERDICT_HELP, VERIFY_HELP,  # noqa: F401
                                 index_option, k_option, max_arity_option, max_n_option, placeholder_option,
                                 verdict_option, verify_option)
@@ -14,12 +15,6 @@ WORKERS_HELP = ("Processes on this machine (they share the memory-mapped index);
                 "in input order. 1: this process only.")
 SCHEDULER_HELP = ("Run on the Dask cluster at this address (tcp://HOST:8786, as `build-index --scheduler`): "
                   "documents go out in partitions, lines come back in input order.")
-
-
-def verdict_summary(counts: "dict") -> str:
-    """"verdict source for 3, any for 1" from {"source": 3, "any": 1}; "no verdict" when empty."""
-    parts = [f"{v} for {n}" for v, n in sorted(counts.items()) if n]
-    return "verdict " + ", ".join(parts) if parts else "no verdict"
 
 
 

@@ -64,8 +64,6 @@ class ReleaseTally:
 
     def summary(self) -> str:
         """"3 of 4 safe at k=2, max_arity=3, verdict source for 4", "4 not checked for linkage", or both."""
-        from .detect_cmds import verdict_summary
-
         checked = self.n - self.n_unchecked
         parts = []
         if checked:
@@ -81,3 +79,9 @@ class ReleaseTally:
             warn_empty(path, command, wrote)
         elif self.n_unchecked:
             warnings.warn(Warnings.W003.format(n=self.n_unchecked, command=command), LinkguardWarning)
+
+
+def verdict_summary(counts: "dict") -> str:
+    """"verdict source for 3, any for 1" from {"source": 3, "any": 1}; "no verdict" when empty."""
+    parts = [f"{v} for {n}" for v, n in sorted(counts.items()) if n]
+    return "verdict " + ", ".join(parts) if parts else "no verdict"
