@@ -136,7 +136,7 @@ join_pieces() {
 }
 
 cmd_assemble() {
-    cmd_status > /dev/null || { cmd_status | grep MISSING >&2; die "pieces missing: add them first"; }
+    cmd_status > /dev/null || { cmd_status | grep MISSING >&2 || true; die "pieces missing: add them first"; }
     local site="$KIT_DIR/site" wheels="$KIT_DIR/wheels"
     # 1. the GGUF, verified as a whole
     local gname gsha hfname dtype
