@@ -83,6 +83,39 @@ def test_rows_without_bans_are_unaffected(greedy):
     assert mixed[1].rewinds >= 1 and not occurs("foo", mixed[1].text, SETTINGS)
 
 
+def test_finished_rows_leave_the_batch_and_the_rest_decode_as_alone(greedy):
+    # 10 rows (>= COMPACT_FROM) of very different reply lengths: the short ones
+    # finish, the batch is compacted, the long ones go on; each row's text is
+    # the one it gets alone (greedy), and the banned row still avoids its phrase.
+    from spacy_linkguard.llm.models import banned_decoding
+
+    prompts = ["Say hi.", "Say yes.", "Say no.", "Say ok.", "Say bye.", "Say thanks.",
+               "Write two sentences about the sea.", "Count from one to twenty in words.",
+               "Describe a court in three sentences.", REPEAT]
+    tok = greedy.tokenizer
+    alone = [greedy.generate([p])[0].text for p in prompts[:-1]]
+    enc = tok([greedy.format_prompt(p) for p in prompts], return_tensors="pt", padding=True,
+              add_special_tokens=False)
+    sets = [PhraseSet([], SETTINGS)] * (len(prompts) - 1) + [PhraseSet(["foo"], SETTINGS)]
+    calls = []
+    original = banned_decoding._forward
+
+    def counting(model, ids, mask, position_ids, cache, first_col):
+        calls.append(ids.shape[0])
+        return original(model, ids, mask, position_ids, cache, first_col)
+
+    banned_decoding._forward = counting
+    try:
+        rows = generate_banned(greedy.model, tok, enc, sets, max_new_tokens=16, temperature=0.0, top_p=1.0,
+                               stop_ids=greedy._stop_ids, max_rewinds=8)
+    finally:
+        banned_decoding._forward = original
+    assert min(calls) < len(prompts) == calls[0]  # the batch shrank
+    for k in range(len(prompts) - 1):
+        assert tok.decode(rows[k].ids, skip_special_tokens=True) == alone[k], prompts[k]
+    assert rows[-1].rewinds >= 1 and not occurs("foo", tok.decode(rows[-1].ids, skip_special_tokens=True), SETTINGS)
+
+
 def produced_phrases(texts):
     """Phrases the model wrote, in several forms: as written, upper-cased, with
     a leading space; one- and two-word ones, including words with inner

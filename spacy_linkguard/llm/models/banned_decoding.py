@@ -20,7 +20,9 @@ A rewind costs no recomputation of the batch: all rows share one growing
 DynamicCache; the rewound tokens of a row, and its last kept token, are masked
 out (attention mask 0), and the row feeds its last kept token again at the
 next step with an explicit position id (its logits are then the distribution
-at the rewound position). Other rows just continue.
+at the rewound position). Other rows just continue. Rows that have finished
+leave the batch once they are half of it (`COMPACT_FROM`), so a long reply
+does not keep the whole batch running.
 """
 import inspect
 from bisect import bisect_right
@@ -31,6 +33,9 @@ from typing import Any, Dict, List, Optional, Sequence, Set
 from .banned_phrases import PhraseSet, PhraseWatcher, first_occurrence
 
 FAILED = "banned_phrase"
+# Finished rows leave the batch (the cache's rows are selected) once at most
+# half of a batch of at least this many rows is still generating.
+COMPACT_FROM = 8
 
 
 @dataclass
@@ -114,6 +119,7 @@ def generate_banned(
     buf[:, :width] = mask
     position_ids = (mask.long().cumsum(-1) - 1).masked_fill(mask == 0, 1)
     cache = _new_cache(model)
+    live = list(rows)  # the rows still in the batch; row.index is the place of each
     with torch.inference_mode():
         logits = _forward(model, input_ids, buf[:, :width], position_ids, cache, 0)
         n_cols = width
@@ -123,7 +129,7 @@ def generate_banned(
                 score = logits.gather(1, history)
                 logits.scatter_(1, history, torch.where(score < 0, score * penalty, score / penalty))
             ban_rows, ban_ids = [], []
-            for r, row in enumerate(rows):
+            for r, row in enumerate(live):
                 for t in row.bans.get(len(row.ids), ()):
                     ban_rows.append(r)
                     ban_ids.append(t)
@@ -131,9 +137,9 @@ def generate_banned(
                 logits[ban_rows, ban_ids] = float("-inf")
             chosen = _sample(logits, temperature, top_p).tolist()
 
-            feed = [tokenizer.pad_token_id] * batch
-            pos = [0] * batch
-            for r, row in enumerate(rows):
+            feed = [tokenizer.pad_token_id] * len(live)
+            pos = [0] * len(live)
+            for r, row in enumerate(live):
                 if row.done:
                     continue
                 _advance(row, chosen[r], tokenizer, stop, max_new_tokens, stop_strings, longest_stop)
@@ -152,14 +158,25 @@ def generate_banned(
                     feed[r], pos[r] = token, row.prompt_len + len(row.ids) - 1
                 else:
                     feed[r], pos[r] = row.ids[-1], row.prompt_len + len(row.ids) - 1
-            if all(row.done for row in rows):
+            active = [r for r, row in enumerate(live) if not row.done]
+            if not active:
                 break
+            if len(active) <= len(live) // 2 and len(live) >= COMPACT_FROM and hasattr(cache, "batch_select_indices"):
+                # finished rows leave the batch: every later step computes only the rest
+                keep = torch.tensor(active, device=device)
+                cache.batch_select_indices(keep)
+                buf = buf[keep]
+                if history is not None:
+                    history = history[keep]
+                live = [live[r] for r in active]
+                feed, pos = [feed[r] for r in active], [pos[r] for r in active]
+                for r, row in enumerate(live):
+                    row.index = r
+                active = list(range(len(live)))
             if n_cols == buf.shape[1]:
                 buf = torch.cat([buf, torch.zeros_like(buf)], dim=1)
-            for r, row in enumerate(rows):
-                if row.done:
-                    continue
-                buf[r, n_cols] = 1
+            for r in active:
+                row = live[r]
                 if row.refeed:
                     if row.ids:
                         row.cols[-1] = n_cols
@@ -168,6 +185,7 @@ def generate_banned(
                     row.refeed = False
                 else:
                     row.cols.append(n_cols)
+            buf[torch.tensor(active, device=device), n_cols] = 1  # one write for all rows that go on
             step_ids = torch.tensor(feed, device=device).unsqueeze(1)
             step_pos = torch.tensor(pos, device=device).unsqueeze(1)
             logits = _forward(model, step_ids, buf[:, : n_cols + 1], step_pos, cache, n_cols)
