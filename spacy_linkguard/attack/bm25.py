@@ -113,6 +113,10 @@ class BM25Attacker:
             return None
         return source_rank(self.scores(text), sources)
 
+    def ranks(self, texts: Sequence[str], sources: Sequence[Iterable[int]]) -> List[Optional[int]]:
+        """`rank` of each text with its sources (the embedding attacker's signature)."""
+        return [self.rank(t, src) for t, src in zip(texts, sources)]
+
 
 _CACHE: Dict[Tuple[str, str], BM25Attacker] = {}
 
