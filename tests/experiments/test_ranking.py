@@ -95,3 +95,25 @@ def test_the_embedding_attacker_ranks_an_unchanged_document_first(toy, tmp_path)
         assert ranks == [1] * len(texts)
         assert att.ranks(["x"], [[]]) == [None]
     assert list(tmp_path.glob("collection-*-all-MiniLM-L6-v2.npy"))  # cached as the semantic-linkage step does
+
+
+def test_the_report_appends_the_top_k_columns(toy):  # noqa: F811
+    from spacy_linkguard.experiments.evaluate import run_evaluation
+    from spacy_linkguard.experiments.report import build_tables, load_reference, render_report
+
+    with pytest.warns(Warning, match="W251"):
+        res = run_evaluation(toy / "queries.jsonl", toy / "index", [str(toy / "llm_a3.jsonl")], k=2, max_arity=3,
+                             sim_models=[], ppl_model="none", progress=False, rank_model="none")
+    tables = build_tables(res, load_reference())
+    assert tables["linkage_header"][-2:] == ["source top-1, BM25", "source top-10, BM25"]
+    rows = {r["key"]: r for r in res["systems"]}
+    for line in tables["linkage"]:
+        if line[0]["ours"] == rows["llm_a3"]["label"]:
+            top1 = rows["llm_a3"]["ranking"]["bm25"]["top1"]
+            assert line[-2]["ours"].startswith(f"{top1['rate']:.3f} [")
+    md = render_report(res, load_reference(), figures={}, doc_links={})["md"]
+    assert "source top-1, BM25" in md and "**source top-1 / top-10**" in md
+    res.pop("ranking_attackers")
+    for row in res["systems"]:
+        row.pop("ranking")
+    assert "source top-1, BM25" not in build_tables(res, load_reference())["linkage_header"]  # older results
