@@ -164,3 +164,24 @@ def load_embedder(name: str = DEFAULT_MODEL) -> "Embedder":
     except ImportError:
         raise LinkguardError(Errors.E046.format(what="The embedding attacker", package="sentence-transformers")) from None
     return Embedder(name)
+
+
+def index_embedding_attacker(index: Any, model: str = DEFAULT_MODEL) -> Optional[EmbeddingAttacker]:
+    """The embedding attacker over an index's own documents (its words), or None
+    with W010 when the model or sentence-transformers is not on this machine."""
+    import warnings
+
+    from ..errors import LinkguardWarning, Warnings
+    from ..llm.local_models import locate_sentence_model
+
+    avail = locate_sentence_model(model)
+    if not avail.available:
+        warnings.warn(Warnings.W010.format(reason=f"{model!r} is not on this machine ({avail.reason})"),
+                      LinkguardWarning)
+        return None
+    try:
+        embedder = load_embedder(model)
+    except LinkguardError as e:
+        warnings.warn(Warnings.W010.format(reason=str(e)), LinkguardWarning)
+        return None
+    return EmbeddingAttacker.from_texts(embedder, index_texts(index))
