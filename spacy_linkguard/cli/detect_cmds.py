@@ -16,6 +16,10 @@ WORKERS_HELP = ("Processes on this machine (they share the memory-mapped index);
 SCHEDULER_HELP = ("Run on the Dask cluster at this address (tcp://HOST:8786, as `build-index --scheduler`): "
                   "documents go out in partitions, lines come back in input order.")
 
+RANK_HELP = ("Also rank each document's sources (its \"sources\", else its id) among all collection documents "
+             "as a search engine would: the line's \"rank\" holds the best BM25 rank and embedding rank "
+             "(1: the source comes out first). Beyond the exact verdict: see docs/threats.md.")
+RANK_MODEL_HELP = "Sentence-transformers model of the embedding rank; 'none': BM25 only."
 
 
 def check_limit(limit: Optional[int]) -> None:
@@ -41,6 +45,8 @@ def detect_cmd(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
     workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    rank: bool = typer.Option(False, "--rank", help=RANK_HELP),
+    rank_model: str = typer.Option("all-MiniLM-L6-v2", "--rank-model", help=RANK_MODEL_HELP),
 ) -> None:
     """Flag linkable spans: one JSON line per document (id, safe, verdict, spans, report)."""
     from collections import Counter
@@ -56,7 +62,7 @@ def detect_cmd(
     try:
         out = chosen_output(output, out, "--out")
         job = DetectJob(str(index), k=k, max_arity=max_arity, verdict=verdict, verify=verify, max_n=max_n,
-                        placeholder=placeholder)
+                        placeholder=placeholder, rank=rank, rank_model=rank_model)
         records = iter_records(queries)
         # First, so that the workers' fork server imports while this process does.
         results = map_records(job, records, workers=workers, scheduler=scheduler, progress=progress,

@@ -19,6 +19,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from ..corpus import Record
 from ..errors import LinkguardWarning, Warnings
 from .metrics import document_linkage_rate, edit_volume, linkable_proportion, mean_defined, placeholders_added, ratio_to
+from .ranking import rank_documents, ranking_row
 from .systems import PAPER_ARITY, cost_of, get_system, read_output_objects, read_outputs, row_verdict, systems_for
 
 SPAN_DOCS = 5  # documents per row whose remaining spans are kept: the report's displaCy pages (--max-doc-pages)
@@ -107,6 +108,8 @@ def aggregate(per_doc: Dict[str, List[Any]], costs: List[Dict[str, Optional[floa
     for name, vals in per_doc.items():
         if name.startswith("remaining_spans"):
             continue
+        if name.startswith("rank_"):  # ranks are not averaged: `ranking_row` gives their top-k rates
+            continue
         if name.startswith("safe_a"):
             row["linkage_rate_a" + name[len("safe_a"):]] = document_linkage_rate(vals)
         elif name == "similarity":
@@ -138,6 +141,7 @@ def evaluate_systems(
     max_arity: Optional[int] = None,
     provenance: Optional[Dict[str, Dict[str, Any]]] = None,
     span_docs: int = SPAN_DOCS,
+    attackers: Optional[Dict[str, Any]] = None,
 ) -> Dict[str, Any]:
     """Score each approach's output file; the input d' itself is the first row.
 
@@ -151,6 +155,10 @@ def evaluate_systems(
     span_docs: the first documents of each row whose remaining spans (the
         widest detector's, any verdict) are stored for the report's displaCy
         pages: `remaining_spans_a<m>` lists them for those documents only.
+    attackers: name ("bm25", "embedding") -> a ranking attacker
+        (`experiments/ranking.py`): each output's sources' best rank is
+        `rank_<name>` per document, and the row's `ranking` their top-1 and
+        top-10 rates with Wilson intervals (documents with known sources only).
     embedders: loaded `Embedder`s; `unavailable_models` maps the names of
         configured models that are not installed to the reason.
     scorer: a `PerplexityScorer`, or None to leave perplexity out.
@@ -203,6 +211,7 @@ def evaluate_systems(
             detectors[top].source_numbers(src)  # E105/E106 now, not only for the outputs that link under any
     # None without detectors: no linkage rate is computed, under either verdict.
     n_without_sources = None if sources is None else sum(1 for src in sources if src is None)
+    source_nums = _source_numbers(detectors[top], sources) if attackers and top is not None else None
     safe_cache: Dict[Tuple[int, Optional[Tuple[str, ...]], str], bool] = {}
 
     def safe_at(m: int, text: str, src: Sources) -> bool:
@@ -249,6 +258,8 @@ def evaluate_systems(
             if getattr(scorer, "cache_only", False) and any(v is None for v in values):
                 values = [None] * len(values)
             per_doc["perplexity"] = values
+        if source_nums is not None:
+            per_doc.update(rank_documents(attackers, outputs, [source_nums[i] for i in keep]))  # type: ignore[arg-type]
         if top is not None:
             per_doc[f"remaining_spans_a{top}"] = [
                 [[sp.start_char, sp.end_char, sp.label] for sp in detectors[top].detect(o).spans]
@@ -256,6 +267,8 @@ def evaluate_systems(
             ]
         costs = [cost_of(o) for o in objs] if path is not None else [{} for _ in objs]
         row = aggregate(per_doc, costs)
+        if source_nums is not None:
+            row["ranking"] = ranking_row(per_doc)
         for name in unavailable_models or {}:
             row["similarity"][name] = None
         row.update(
@@ -303,6 +316,11 @@ def _sims(embedder: Any, inputs: Sequence[str], input_vecs: Dict[str, Any], keep
     return [float(x) for x in paired_cosine(mine, mine if same else embedder.embed(outputs))]
 
 
+def _source_numbers(detector: Any, sources: Sequence[Sources]) -> List[Optional[List[int]]]:
+    """Each query's sources as document numbers of the detector's index (None: unknown)."""
+    return [None if src is None else [int(n) for n in detector.source_numbers(src)] for src in sources]
+
+
 def known_system_keys(max_arity: int = PAPER_ARITY) -> List[str]:
     return [s.key for s in systems_for(max_arity)]
 
@@ -326,6 +344,9 @@ def run_evaluation(
     committed: Optional[Path] = None,
     ppl_cache_only: bool = False,
     span_docs: int = SPAN_DOCS,
+    rank_model: Optional[str] = None,
+    collection: Optional[Path] = None,
+    rank_cache: Optional[Path] = None,
 ) -> Dict[str, Any]:
     """The `evaluate` step: load the index, detectors and models, score every
     approach (`evaluate_systems`) and add what the report shows of the run.
@@ -344,6 +365,10 @@ def run_evaluation(
         some queries is scored from the file of the same name there, and
         shown as a smoke row beside it (`partial_rows`).
     span_docs: documents per row whose remaining spans are kept (`evaluate_systems`).
+    rank_model: the ranking attackers (`experiments/ranking.load_attackers`):
+        None leaves them out, "none" keeps BM25 only, a model name adds the
+        embedding attacker; `collection` (the JSONL the index was built from)
+        gives it the texts to embed, cached in `rank_cache`.
     RETURNS (dict): the results JSON that `report` reads.
     RAISES: LinkguardError E283 (max_arity not 1..3) and those of the index,
         the output files and the models.
@@ -387,8 +412,14 @@ def run_evaluation(
 
         scorer = PerplexityScorer(ppl_model, models_dir=models_dir, max_length=ppl_max_length,
                                   stride=ppl_max_length // 2, cache=ppl_cache, cache_only=ppl_cache_only)
+    attackers = None
+    if rank_model is not None:
+        from .ranking import load_attackers
+
+        attackers = load_attackers(idx, rank_model=rank_model, collection=collection, cache_dir=rank_cache,
+                                   progress=progress)
     results = evaluate_systems(
-        queries_list, systems, detectors=detectors, embedders=embedders, unavailable_models=unavailable,
+        queries_list, systems, detectors=detectors, attackers=attackers, embedders=embedders, unavailable_models=unavailable,
         scorer=scorer, row_models={"input": "\u2013", **(row_models or {})}, queries_path=str(queries),
         progress=progress, max_arity=max_arity, provenance=provenance, span_docs=span_docs,
     )
@@ -398,6 +429,8 @@ def run_evaluation(
         version=__version__,
         created=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         n_docs=len(queries_list),
+        ranking_attackers=sorted(attackers or {}),
+        ranking_model=rank_model if attackers and "embedding" in attackers else None,
         similarity_models=model_info,
         perplexity_model=({"name": ppl_model, "file": portable_path(scorer.file),
                            "cached": scorer.n_cached, "computed": scorer.n_computed,

@@ -94,6 +94,8 @@ def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str
         + [f"linkable prop. {arity_words(m)} before forced redaction" for m in arities]
         + ["share of documents guarantee mode redacted", "forced redactions / doc", "placeholders added / doc"]
     )
+    attackers = ranking_attackers(results)
+    linkage_header += ranking_header(attackers)
     quality_header = (
         ["approach", "model"]
         + [f"similarity {m}" for m in models]
@@ -122,6 +124,7 @@ def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str
             _cell(row.get("forced_redactions"), None, 1),
             _cell(row.get("placeholders_added"), None, 1),
         ])
+        linkage[-1] += ranking_cells(row, attackers)
         sims = row.get("similarity") or {}
         cells = [dict(label), {"ours": row.get("model") or "", "paper": reference.get("llm") if paper else None}]
         for m in models:
@@ -151,6 +154,35 @@ def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str
             "max_arity": arities[-1], "k": k, "n_without_sources": n_without_sources(results),
             "n_docs": results.get("n_docs"),
             "placeholder": next((r["placeholder"] for r in results.get("systems", []) if r.get("placeholder")), None)}
+
+
+RANK_KS = (1, 10)
+ATTACKER_WORDS = {"bm25": "BM25", "embedding": "embedding"}
+
+
+def ranking_attackers(results: Dict[str, Any]) -> List[str]:
+    """The ranking attackers the results were scored with, BM25 first ([] for results without ranks)."""
+    names = set(results.get("ranking_attackers") or [])
+    for row in results.get("systems", []):
+        names.update((row.get("ranking") or {}).keys())
+    return sorted(names, key=lambda n: (n != "bm25", n))
+
+
+def ranking_header(attackers: Sequence[str]) -> List[str]:
+    return [f"source top-{k}, {ATTACKER_WORDS.get(a, a)}" for a in attackers for k in RANK_KS]
+
+
+def ranking_cells(row: Dict[str, Any], attackers: Sequence[str]) -> List[Dict[str, Any]]:
+    """Per attacker and k, the share of documents whose source is ranked in the top k, with its 95% Wilson interval."""
+    cells = []
+    for a in attackers:
+        for k in RANK_KS:
+            r = ((row.get("ranking") or {}).get(a) or {}).get(f"top{k}") or {}
+            if r.get("rate") is None:
+                cells.append({"ours": fmt(None), "paper": None})
+            else:
+                cells.append({"ours": f"{fmt(r['rate'])} [{fmt(r['low'])}, {fmt(r['high'])}]", "paper": None})
+    return cells
 
 
 PROVENANCE_FIELDS = ("model", "machine", "commit", "date", "command", "note")

@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..errors import Errors, LinkguardError
+from ..attack.embedding import target_ranks  # noqa: F401 (the embedding attacker's ranking, re-exported)
 from .metrics import wilson_interval
 
 
@@ -44,20 +45,6 @@ def _split_keep_space(text: str) -> List[str]:
     import re
 
     return re.split(r"(\s+)", text)
-
-
-def target_ranks(query_emb: np.ndarray, coll_emb: np.ndarray, targets: Sequence[int]) -> List[int]:
-    """0-based rank of each query's target among the collection by cosine.
-
-    Rows of both matrices must be unit length. The rank counts collection
-    documents scoring strictly higher than the target, so ties favour the
-    target (the adversary's best case for a tie is the conservative one).
-    """
-    scores = query_emb @ coll_emb.T
-    ranks = []
-    for i, t in enumerate(targets):
-        ranks.append(int(np.sum(scores[i] > scores[i, t])))
-    return ranks
 
 
 @dataclass

@@ -27,7 +27,11 @@ class DetectionJob(Stateful):
 
 @dataclass
 class DetectJob(DetectionJob):
-    """`detect`: result (JSON line, safe, verdict) per record."""
+    """`detect`: result (JSON line, safe, verdict) per record; with `rank`, the
+    line's "rank" holds its sources' best BM25 and embedding ranks (`attack/`)."""
+
+    rank: bool = False
+    rank_model: Optional[str] = "all-MiniLM-L6-v2"
 
     # detection_preload first: it sets the threads before NumPy and spaCy load.
     preload = ("spacy_linkguard.parallel.detection_preload", "spacy_linkguard.detect", "spacy_linkguard.index",
@@ -49,9 +53,45 @@ class DetectJob(DetectionJob):
         from .sources import line_sources
 
         detector = self.setup()
+        rankers = self.rankers() if self.rank else None
         for rec in records:
             res = detector.detect(rec.text, line_sources(detector, self.verdict, rec))
-            yield json.dumps({"id": rec.id, **res.to_dict()}, ensure_ascii=False) + "\n", res.safe, res.verdict
+            line = {"id": rec.id, **res.to_dict()}
+            if rankers is not None:
+                line["rank"] = record_ranks(rankers, detector, rec)
+            yield json.dumps(line, ensure_ascii=False) + "\n", res.safe, res.verdict
+
+    def __getstate__(self) -> Dict[str, Any]:
+        d = super().__getstate__()
+        d.pop("_rankers", None)  # built again by each worker
+        return d
+
+    def rankers(self) -> Dict[str, Any]:
+        """The ranking attackers over the index, built once per process ("embedding" None without its model)."""
+        if getattr(self, "_rankers", None) is None:
+            from ..attack import bm25_attacker
+
+            idx = self.setup().index
+            emb = None
+            if self.rank_model and self.rank_model.lower() != "none":
+                from ..attack.embedding import index_embedding_attacker
+
+                emb = index_embedding_attacker(idx, self.rank_model)
+            self._rankers = {"bm25": bm25_attacker(idx), "embedding": emb}
+        return self._rankers
+
+
+def record_ranks(rankers: Dict[str, Any], detector: Any, rec: Any) -> Dict[str, Any]:
+    """{"bm25": rank, "embedding": rank, "sources": [...]}: the best 1-based rank of the
+    record's sources ("sources", else its id when the index holds it; ranks None when unknown)."""
+    from ..detect import resolve_sources
+
+    sources = resolve_sources("auto", rec.sources, rec.id, detector.has_document, what=f"line {rec.line}")
+    if sources is None:
+        return {"bm25": None, "embedding": None, "sources": None}
+    numbers = [int(n) for n in detector.source_numbers(sources)]
+    return {name: (None if att is None else att.rank(rec.text, numbers)) for name, att in rankers.items()} | {
+        "sources": sources}
 
 
 @dataclass

@@ -39,6 +39,10 @@ def evaluate_cmd(
     committed: Optional[Path] = typer.Option(None, "--committed", help="Folder of a full run's LLM outputs (e.g. reports/echr-qwen25-gpu/outputs): an LLM output covering only some queries is scored from the file of the same name there, marked with what its PROVENANCE.json says, and shown as a smoke-test row over its own documents."),
     span_docs: int = typer.Option(5, "--span-docs", min=0, help="Documents per approach (the first) whose remaining linkable spans are kept in the results for the report's displaCy pages (`report --max-doc-pages`)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars on stderr."),
+    rank: bool = typer.Option(True, "--rank/--no-rank", help="Rank each output's sources among the collection with the ranking attackers (BM25, embedding): the rows' top-1 and top-10 rates."),
+    rank_model: str = typer.Option("all-MiniLM-L6-v2", "--rank-model", help="Sentence-transformers model of the embedding attacker; 'none': BM25 only."),
+    collection: Optional[Path] = typer.Option(None, "--collection", help="The JSONL the index was built from: the embedding attacker embeds its texts (default: the file named by --setting collection=..., else the index's own words)."),
+    rank_cache: Optional[Path] = typer.Option(None, "--rank-cache", help="Folder caching the collection's embeddings (the semantic-linkage step's cache; default: cache/ beside the results JSON)."),
 ) -> None:
     """Linkable proportion (arity 1, <= m), document linkage rate under the source
     and any verdicts, placeholders added, similarity, perplexity (and relative to
@@ -52,6 +56,8 @@ def evaluate_cmd(
         raise typer.BadParameter(f"expected compute or skip, got {ppl_missing!r}", param_hint="--ppl-missing")
     row_models = dict(_pairs(row_model, "--row-model"))
     settings = dict(_pairs(setting, "--setting"))
+    if collection is None and settings.get("collection") and Path(settings["collection"]).is_file():
+        collection = Path(settings["collection"])
     with coded_errors():
         results = run_evaluation(
             queries, index, system, k=k, max_arity=max_arity,
@@ -59,6 +65,8 @@ def evaluate_cmd(
             ppl_model=ppl_model, models_dir=models_dir, ppl_max_length=ppl_max_length, ppl_cache=ppl_cache,
             row_models=row_models, settings=settings, dataset=dataset, progress=progress, committed=committed,
             ppl_cache_only=ppl_missing == "skip", span_docs=span_docs,
+            rank_model=rank_model if rank else None, collection=collection,
+            rank_cache=rank_cache if rank_cache is not None else out.parent / "cache",
         )
         out.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(out, json.dumps(results, indent=1, ensure_ascii=False), queries)
