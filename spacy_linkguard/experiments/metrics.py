@@ -219,8 +219,12 @@ def split_paragraphs(text: str) -> List[str]:
     return [p.strip() for p in _BLANK_LINE.split(text) if p.strip()]
 
 
-def _word_bag(paragraph: str) -> "Counter[str]":
-    return Counter(w.casefold() for w in paragraph.split())
+_WORD = re.compile(r"\w+")
+
+
+def word_bag(paragraph: str) -> "Counter[str]":
+    """The words of a paragraph (runs of letters and digits, case-folded) with their counts."""
+    return Counter(_WORD.findall(paragraph.casefold()))
 
 
 def pair_score(a: "Counter[str]", b: "Counter[str]") -> float:
@@ -237,7 +241,7 @@ def align_paragraphs(inputs: Sequence[str], outputs: Sequence[str]) -> List[Tupl
     paired by position. Otherwise (the model merged, split, dropped or added a
     paragraph) the pairing is the monotone one (order kept, each paragraph in
     at most one pair) that maximizes the summed Dice overlap of the paired
-    paragraphs' word multisets (`pair_score`); only pairs that share a word
+    paragraphs' word multisets (`word_bag`, `pair_score`); only pairs that share a word
     count. Among pairings of equal score, dynamic programming picks one.
 
     inputs, outputs (Sequence[str]): Paragraphs of d' and of its rewrite.
@@ -249,8 +253,8 @@ def align_paragraphs(inputs: Sequence[str], outputs: Sequence[str]) -> List[Tupl
         return [(i, i) for i in range(n)]
     if not n or not m:
         return []
-    bags_in = [_word_bag(p) for p in inputs]
-    bags_out = [_word_bag(p) for p in outputs]
+    bags_in = [word_bag(p) for p in inputs]
+    bags_out = [word_bag(p) for p in outputs]
     # best[i][j]: the best total over inputs[i:] and outputs[j:].
     best = [[0.0] * (m + 1) for _ in range(n + 1)]
     score = [[0.0] * m for _ in range(n)]

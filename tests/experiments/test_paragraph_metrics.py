@@ -11,7 +11,7 @@ import pytest
 
 from spacy_linkguard.experiments.metrics import (align_paragraphs, document_paragraph_facts, fact_counts, pair_score,
                                                  quantile, share_below, similarity_pairs, split_paragraphs,
-                                                 summarize_paragraphs)
+                                                 summarize_paragraphs, word_bag)
 
 
 def test_split_paragraphs_on_blank_lines_only():
@@ -19,6 +19,10 @@ def test_split_paragraphs_on_blank_lines_only():
     assert split_paragraphs(text) == ["PROCEDURE", "The case began.\nIt went on.", "THE FACTS"]
     assert split_paragraphs("  \n\n ") == []
     assert split_paragraphs("one paragraph, no breaks") == ["one paragraph, no breaks"]
+
+
+def test_word_bag_ignores_case_and_punctuation():
+    assert word_bag("The court, the Court. 2 (two)") == Counter({"the": 2, "court": 2, "2": 1, "two": 1})
 
 
 def test_same_count_is_paired_by_position():
@@ -32,8 +36,8 @@ def test_a_dropped_paragraph_is_skipped():
 
 
 def _total(a, b, pairs):
-    bags_a = [Counter(w.casefold() for w in p.split()) for p in a]
-    bags_b = [Counter(w.casefold() for w in p.split()) for p in b]
+    bags_a = [word_bag(p) for p in a]
+    bags_b = [word_bag(p) for p in b]
     return sum(pair_score(bags_a[i], bags_b[j]) for i, j in pairs)
 
 
