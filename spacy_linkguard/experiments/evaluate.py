@@ -18,7 +18,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..corpus import Record
 from ..errors import LinkguardWarning, Warnings
-from .metrics import document_linkage_rate, edit_volume, linkable_proportion, mean_defined, placeholders_added, ratio_to
+from .metrics import (document_linkage_rate, document_paragraph_facts, edit_volume, linkable_proportion, mean_defined,
+                      placeholders_added, ratio_to, similarity_pairs, summarize_paragraphs)
 from .ranking import rank_documents, ranking_row
 from .systems import PAPER_ARITY, cost_of, get_system, read_output_objects, read_outputs, row_verdict, systems_for
 
@@ -103,7 +104,9 @@ def before_guarantee(objs: Sequence[Dict[str, Any]], input_spans: Dict[int, Sequ
 def aggregate(per_doc: Dict[str, List[Any]], costs: List[Dict[str, Optional[float]]]) -> Dict[str, Any]:
     """Average per-document values into one table row (None where undefined):
     safe_a<m>[_source] flags become linkage_rate_a<m>[_source] (the share not
-    safe), the other lists their means, and the costs their means per document."""
+    safe), "paragraphs" the paragraph metrics (`summarize_paragraphs`, pooled
+    over the row's paragraphs), the other lists their means, and the costs
+    their means per document."""
     row: Dict[str, Any] = {}
     for name, vals in per_doc.items():
         if name.startswith("remaining_spans"):
@@ -112,12 +115,14 @@ def aggregate(per_doc: Dict[str, List[Any]], costs: List[Dict[str, Optional[floa
             continue
         if name.startswith("safe_a"):
             row["linkage_rate_a" + name[len("safe_a"):]] = document_linkage_rate(vals)
-        elif name == "similarity":
+        elif name in ("similarity", "paragraphs"):
             continue
         else:
             row[name] = mean_defined(vals)
     sims = per_doc.get("similarity") or {}
     row["similarity"] = {model: mean_defined(vals) for model, vals in sims.items()}  # type: ignore[union-attr]
+    if "paragraphs" in per_doc:
+        row.update(summarize_paragraphs(per_doc["paragraphs"]))
     for field in ("llm_calls", "prompt_tokens", "completion_tokens", "seconds", "passes", "forced_redactions"):
         row[field] = mean_defined([c.get(field) for c in costs])
     row["seconds_per_doc"] = row.pop("seconds")
@@ -184,7 +189,12 @@ def evaluate_systems(
         - n_without_sources: queries whose sources are unknown;
         - placeholders_added: mean placeholders per document, output count
           minus input count (by the model or guarantee mode), placeholder: which;
-        - perplexity_vs_input: the row's mean perplexity over the input row's.
+        - perplexity_vs_input: the row's mean perplexity over the input row's;
+        - para_sim_mean, para_sim_p10, para_sim_below_0_8, para_sim_n: cosine
+          of aligned paragraphs of 8+ words under the first embedder (None
+          without one; "paragraph_model" names it), pooled over the row's
+          paragraphs; facts_kept, new_facts_per_para (`paragraph_metrics`,
+          `summarize_paragraphs`).
     RAISES: LinkguardError E253 (missing output), E255 (unknown system).
     """
     from tqdm import tqdm
@@ -226,6 +236,7 @@ def evaluate_systems(
     rows: List[Dict[str, Any]] = []
     per_doc_all: Dict[str, Any] = {}
     input_vecs: Dict[str, Any] = {}  # model -> embeddings of the inputs, made once for every row
+    para_vecs: Dict[str, Any] = {}  # paragraph text -> its embedding (the input's paragraphs are embedded once)
     entries: List[Tuple[str, Optional[Path]]] = [("input", None)] + [(k, Path(p)) for k, p in system_files]
     for key, path in tqdm(entries, desc="approaches", disable=not progress):
         system = get_system(key, path or "--system", rows_arity)
@@ -251,6 +262,7 @@ def evaluate_systems(
         if any("text_before_guarantee" in o for o in objs):
             per_doc.update(before_guarantee(objs, row_spans))
         per_doc["similarity"] = {e.name: _sims(e, inputs, input_vecs, keep, outputs) for e in embedders}  # type: ignore[assignment]
+        per_doc["paragraphs"] = paragraph_metrics(row_inputs, outputs, embedders[0] if embedders else None, para_vecs)  # type: ignore[assignment]
         if scorer is not None:
             values = scorer.perplexities(outputs, progress=progress)
             # Cache only (`--ppl-missing skip`): a row is scored in full or not at
@@ -298,7 +310,42 @@ def evaluate_systems(
             where = set(per_doc_all[row["key"]]["ids"])
             ref = mean_defined([p for doc_id, p in zip(ids, input_ppl) if doc_id in where])
         row["perplexity_vs_input"] = ratio_to(row.get("perplexity"), ref)
-    return {"systems": rows, "per_doc": per_doc_all, "n_without_sources": n_without_sources}
+    return {"systems": rows, "per_doc": per_doc_all, "n_without_sources": n_without_sources,
+            "paragraph_model": embedders[0].name if embedders else None}
+
+
+def paragraph_metrics(inputs: Sequence[str], outputs: Sequence[str], embedder: Optional[Any],
+                      vecs: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """Per document, the paragraph similarities and fact counts (SPEC.md
+    "Metrics"; `similarity_pairs`, `document_paragraph_facts`).
+
+    The paragraphs of every document are embedded in one call (`embedder.embed`),
+    skipping texts already in `vecs` (text -> embedding, filled here), so a
+    paragraph the rewrite left unchanged, or the input's, is embedded once.
+    embedder: None leaves the similarities out ("sims": None).
+    RETURNS (List[dict]): per document {"sims": [cosine of each measured
+        paragraph pair, 4 decimals] or None, "facts_in", "facts_kept",
+        "facts_new", "n_paras"}.
+    """
+    docs: List[Dict[str, Any]] = [document_paragraph_facts(i, o) for i, o in zip(inputs, outputs)]
+    if embedder is None:
+        for d in docs:
+            d["sims"] = None
+        return docs
+    pairs = [similarity_pairs(i, o) for i, o in zip(inputs, outputs)]
+    todo = list(dict.fromkeys(t for doc in pairs for pair in doc for t in pair if t not in vecs))
+    if todo:
+        for text, vec in zip(todo, embedder.embed(todo)):
+            vecs[text] = vec
+    from .similarity import paired_cosine
+
+    for d, doc in zip(docs, pairs):
+        if not doc:
+            d["sims"] = []
+            continue
+        cos = paired_cosine([vecs[a] for a, _ in doc], [vecs[b] for _, b in doc])
+        d["sims"] = [round(float(c), 4) for c in cos]
+    return docs
 
 
 def _sims(embedder: Any, inputs: Sequence[str], input_vecs: Dict[str, Any], keep: Sequence[int],

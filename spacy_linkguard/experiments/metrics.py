@@ -5,7 +5,9 @@ and safe flags from re-detection, so every function is testable by hand.
 """
 import difflib
 import math
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+import re
+from collections import Counter
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..ngrams import NgramSettings, text_segments
 
@@ -198,3 +200,182 @@ def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> Tup
 def summarize(values: Dict[str, List[Optional[float]]]) -> Dict[str, Optional[float]]:
     """Average each named list of per-document values with `mean_defined`."""
     return {name: mean_defined(vals) for name, vals in values.items()}
+
+
+# --- Paragraphs: similarity, facts kept and new facts (SPEC.md "Metrics") ---
+
+PARA_MIN_WORDS = 8  # paragraph similarity: input paragraphs of at least this many words
+PARA_SIM_LOW = 0.8  # paragraph similarity: the share of paragraphs below this cosine
+
+_BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
+
+
+def split_paragraphs(text: str) -> List[str]:
+    """The paragraphs of `text`: blocks separated by a blank line (a single
+    newline stays inside its paragraph), stripped; empty blocks dropped.
+
+    RETURNS (List[str]): Paragraphs in order; [] for a blank text.
+    """
+    return [p.strip() for p in _BLANK_LINE.split(text) if p.strip()]
+
+
+_WORD = re.compile(r"\w+")
+
+
+def word_bag(paragraph: str) -> "Counter[str]":
+    """The words of a paragraph (runs of letters and digits, case-folded) with their counts."""
+    return Counter(_WORD.findall(paragraph.casefold()))
+
+
+def pair_score(a: "Counter[str]", b: "Counter[str]") -> float:
+    """Dice overlap of two word multisets, in [0, 1]: how alike two paragraphs
+    are for alignment (2 * shared words / all words; 0.0 when both are empty)."""
+    total = sum(a.values()) + sum(b.values())
+    return 2 * sum((a & b).values()) / total if total else 0.0
+
+
+def align_paragraphs(inputs: Sequence[str], outputs: Sequence[str]) -> List[Tuple[int, int]]:
+    """Pair each input paragraph with its output paragraph.
+
+    The rewrite keeps the paragraph breaks, so lists of the same length are
+    paired by position. Otherwise (the model merged, split, dropped or added a
+    paragraph) the pairing is the monotone one (order kept, each paragraph in
+    at most one pair) that maximizes the summed Dice overlap of the paired
+    paragraphs' word multisets (`word_bag`, `pair_score`); only pairs that share a word
+    count. Among pairings of equal score, dynamic programming picks one.
+
+    inputs, outputs (Sequence[str]): Paragraphs of d' and of its rewrite.
+    RETURNS (List[Tuple[int, int]]): (input index, output index) pairs,
+        increasing in both; unpaired paragraphs are absent.
+    """
+    n, m = len(inputs), len(outputs)
+    if n == m:
+        return [(i, i) for i in range(n)]
+    if not n or not m:
+        return []
+    bags_in = [word_bag(p) for p in inputs]
+    bags_out = [word_bag(p) for p in outputs]
+    # best[i][j]: the best total over inputs[i:] and outputs[j:].
+    best = [[0.0] * (m + 1) for _ in range(n + 1)]
+    score = [[0.0] * m for _ in range(n)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            s = score[i][j] = pair_score(bags_in[i], bags_out[j])
+            best[i][j] = max(best[i + 1][j], best[i][j + 1], s + best[i + 1][j + 1] if s > 0 else 0.0)
+    pairs: List[Tuple[int, int]] = []
+    i = j = 0
+    while i < n and j < m:
+        s = score[i][j]
+        if s > 0 and best[i][j] == s + best[i + 1][j + 1]:
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        elif best[i][j] == best[i + 1][j]:
+            i += 1
+        else:
+            j += 1
+    return pairs
+
+
+def quantile(values: Sequence[float], q: float) -> Optional[float]:
+    """The q-quantile of `values`, interpolated linearly between order
+    statistics (numpy's default, "linear"); None for no values.
+
+    RAISES: ValueError when q is outside [0, 1].
+    """
+    if not 0.0 <= q <= 1.0:
+        raise ValueError(f"q must lie in [0, 1], got {q}")
+    vals = sorted(values)
+    if not vals:
+        return None
+    pos = q * (len(vals) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(vals) - 1)
+    return vals[lo] + (vals[hi] - vals[lo]) * (pos - lo)
+
+
+def share_below(values: Sequence[float], threshold: float) -> Optional[float]:
+    """Share of `values` strictly below `threshold`; None for no values."""
+    if not values:
+        return None
+    return sum(1 for v in values if v < threshold) / len(values)
+
+
+def fact_counts(input_paragraph: str, output_paragraph: str,
+                facts: Optional[Callable[[str], "Counter[str]"]] = None) -> Tuple[int, int, int]:
+    """Facts of one input paragraph and what its output paragraph did with them.
+
+    facts: text -> multiset of facts (numbers, ordinals, number words,
+        negation cues); default `llm.facts.facts_of`.
+    RETURNS (Tuple[int, int, int]): (facts in the input, of them kept in the
+        output -- multiset intersection --, facts of the output not in the
+        input -- multiset difference). "two counts" -> "one count": (1, 0, 1).
+    """
+    if facts is None:
+        from ..llm.facts import facts_of as facts
+    a, b = facts(input_paragraph), facts(output_paragraph)
+    return sum(a.values()), sum((a & b).values()), sum((b - a).values())
+
+
+def paragraph_pairs(input_text: str, output_text: str) -> Tuple[List[str], List[str], List[Tuple[int, int]]]:
+    """Paragraphs of a document and of its rewrite, and their alignment
+    (`split_paragraphs`, `align_paragraphs`)."""
+    a, b = split_paragraphs(input_text), split_paragraphs(output_text)
+    return a, b, align_paragraphs(a, b)
+
+
+def document_paragraph_facts(input_text: str, output_text: str,
+                             facts: Optional[Callable[[str], "Counter[str]"]] = None) -> Dict[str, int]:
+    """Facts kept and new facts of one document, paragraph by paragraph.
+
+    An input paragraph without a partner is compared with an empty output
+    (its facts are lost); an output paragraph without a partner with an empty
+    input (its facts are new).
+
+    RETURNS (dict): {"facts_in", "facts_kept", "facts_new", "n_paras"}: sums
+        over the paragraphs; n_paras is the number of input paragraphs.
+    """
+    a, b, pairs = paragraph_pairs(input_text, output_text)
+    pa = dict(pairs)
+    pb = {j for _, j in pairs}
+    units = [(p, b[pa[i]] if i in pa else "") for i, p in enumerate(a)] + [("", q) for j, q in enumerate(b) if j not in pb]
+    totals = [0, 0, 0]
+    for x, y in units:
+        for k, v in enumerate(fact_counts(x, y, facts)):
+            totals[k] += v
+    return {"facts_in": totals[0], "facts_kept": totals[1], "facts_new": totals[2], "n_paras": len(a)}
+
+
+def similarity_pairs(input_text: str, output_text: str, min_words: int = PARA_MIN_WORDS) -> List[Tuple[str, str]]:
+    """The (input, output) paragraph pairs whose cosine paragraph similarity
+    measures: aligned pairs whose input paragraph has at least `min_words`
+    whitespace-separated words (headings and short numbered lines are left out)."""
+    a, b, pairs = paragraph_pairs(input_text, output_text)
+    return [(a[i], b[j]) for i, j in pairs if len(a[i].split()) >= min_words]
+
+
+def summarize_paragraphs(docs: Sequence[Dict[str, Any]], low: float = PARA_SIM_LOW) -> Dict[str, Optional[float]]:
+    """A row's paragraph metrics, pooled over its documents' paragraphs (each
+    paragraph weighs the same, so the 10th percentile is the row's worst
+    paragraphs, not an average of per-document percentiles).
+
+    docs: per document, {"sims": [cosine, ...] or None (not measured: no
+        embedder), "facts_in", "facts_kept", "facts_new", "n_paras"}
+        (`document_paragraph_facts` plus the cosines).
+    RETURNS (dict): para_sim_mean, para_sim_p10, para_sim_below_0_8 (share
+        below `low`), para_sim_n (paragraphs measured; None when not
+        measured), facts_kept (kept / in;
+        None without facts in the input), new_facts_per_para (new facts per
+        input paragraph; None without paragraphs).
+    """
+    measured = [d["sims"] for d in docs if d.get("sims") is not None]
+    sims = [s for doc in measured for s in doc]
+    f_in = sum(d.get("facts_in", 0) for d in docs)
+    n_paras = sum(d.get("n_paras", 0) for d in docs)
+    return {
+        "para_sim_mean": sum(sims) / len(sims) if sims else None,
+        "para_sim_p10": quantile(sims, 0.1),
+        "para_sim_below_0_8": share_below(sims, low),
+        "para_sim_n": len(sims) if measured else None,
+        "facts_kept": sum(d.get("facts_kept", 0) for d in docs) / f_in if f_in else None,
+        "new_facts_per_para": sum(d.get("facts_new", 0) for d in docs) / n_paras if n_paras else None,
+    }

@@ -77,7 +77,8 @@ def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str
         proportions before forced redaction, the share of documents guarantee
         mode redacted, forced redactions and placeholders added per document.
         Quality: model, similarities, perplexity and perplexity relative to
-        the input d' ("1.49x"), seconds per document.
+        the input d' ("1.49x"), paragraph similarity (mean, p10, share below
+        0.8), facts kept and new facts per paragraph, seconds per document.
     """
     dataset = results.get("dataset", "")
     paper_rows = reference.get("datasets", {}).get(dataset, {})
@@ -99,7 +100,9 @@ def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str
     quality_header = (
         ["approach", "model"]
         + [f"similarity {m}" for m in models]
-        + ["perplexity", "perplexity vs input", "seconds / doc"]
+        + ["perplexity", "perplexity vs input"]
+        + PARAGRAPH_HEADER
+        + ["seconds / doc"]
     )
     cost_header = ["approach", "edit volume", "passes", "LLM calls / doc", "prompt tokens / doc",
                    "completion tokens / doc", "seconds / doc", "seconds / pass"]
@@ -136,6 +139,7 @@ def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str
         cells.append(_cell(row.get("perplexity"), paper.get("perplexity"), 1))
         rel = row.get("perplexity_vs_input", ratio_to(row.get("perplexity"), input_ppl))
         cells.append({"ours": times(rel), "paper": None})
+        cells.extend(paragraph_cells(row))
         cells.append(_cell(row.get("seconds_per_doc"), paper.get("seconds_per_doc"), 1))
         quality.append(cells)
         cost.append([
@@ -183,6 +187,20 @@ def ranking_cells(row: Dict[str, Any], attackers: Sequence[str]) -> List[Dict[st
             else:
                 cells.append({"ours": f"{fmt(r['rate'])} [{fmt(r['low'])}, {fmt(r['high'])}]", "paper": None})
     return cells
+
+
+PARAGRAPH_HEADER = ["paragraph sim. mean", "paragraph sim. p10", "paragraph sim. < 0.8",
+                    "facts kept", "new facts / paragraph"]
+
+
+def paragraph_cells(row: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """A row's paragraph similarity (mean, 10th percentile, share below 0.8)
+    and facts kept / new facts per paragraph, in `PARAGRAPH_HEADER` order;
+    an en dash where missing (results written before these metrics, or no
+    sentence-transformers model for the similarities)."""
+    return [_cell(row.get("para_sim_mean"), None), _cell(row.get("para_sim_p10"), None),
+            _cell(row.get("para_sim_below_0_8"), None), _cell(row.get("facts_kept"), None),
+            _cell(row.get("new_facts_per_para"), None, 2)]
 
 
 PROVENANCE_FIELDS = ("model", "machine", "commit", "date", "command", "note")
