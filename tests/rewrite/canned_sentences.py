@@ -12,12 +12,21 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from spacy_linkguard.llm.models.base import Generation
 
 
+def input_of(prompt: str) -> dict:
+    """The input object of a prompt of linkguard.RewriteSentences.v1 (its last `Input:` line)."""
+    line = [ln for ln in prompt.splitlines() if ln.startswith("Input: ")][-1]
+    return json.loads(line[len("Input: "):])
+
+
 def sentence_of(prompt: str) -> Tuple[str, List[str]]:
     """The (sentence, phrases) a prompt of linkguard.RewriteSentences.v1 asks to rewrite."""
-    lines = prompt.splitlines()
-    sentence = [ln for ln in lines if ln.startswith("SENTENCE: ")][-1][len("SENTENCE: "):]
-    raw = [ln for ln in lines if ln.startswith("PHRASES: ")][-1][len("PHRASES: "):]
-    return sentence, json.loads("[" + raw.replace('"; "', '", "') + "]")
+    obj = input_of(prompt)
+    return obj["sentence"], obj["phrases"]
+
+
+def answer(sentence: str) -> str:
+    """A reply in the task's format."""
+    return json.dumps({"sentence": sentence})
 
 
 def reverse_phrases(sentence: str, phrases: Sequence[str]) -> str:
@@ -32,7 +41,8 @@ def reverse_phrases(sentence: str, phrases: Sequence[str]) -> str:
 
 
 class CannedSentenceModel:
-    """rule(sentence, phrases, prompt, attempt) -> reply; `attempt` counts the
+    """rule(sentence, phrases, prompt, attempt) -> the sentence it replies (as
+    `{"sentence": ...}`); `attempt` counts the
     replies to the same prompt. `banned_seen` keeps what each call was given."""
 
     name = "canned-sentences"
@@ -52,7 +62,7 @@ class CannedSentenceModel:
         attempt = self.seen.get(prompt, 0)
         self.seen[prompt] = attempt + 1
         self.prompts.append(prompt)
-        return self.rule(sentence, phrases, prompt, attempt)
+        return answer(self.rule(sentence, phrases, prompt, attempt))
 
     def generate(self, prompts: Sequence[str], banned=None, settings=None) -> List[Generation]:
         self.banned_seen.extend(list(b) for b in (banned or [None] * len(prompts)))

@@ -3,8 +3,9 @@
 Splicing short replacements into a sentence, phrase after phrase and pass
 after pass, leaves sentences that no longer read. Here each chunk is one
 sentence: the model writes the whole sentence again, with the neighbouring
-sentences as read-only context and the flagged phrases listed, told to change
-only what those phrases need. The phrases are also handed to the model as
+sentences as read-only context and the flagged phrases listed (a JSON object,
+as the other task forms send it), told to change only what those phrases
+need, and replies `{"sentence": "..."}`. The phrases are also handed to the model as
 banned phrases (`banned`): a backend that enforces them while decoding
 (`HFChatModel`) cannot write one; the others are checked after generation,
 like every reply. A reply is then reviewed by the guards of every task
@@ -15,17 +16,17 @@ only be generalized). When no candidate of a sentence passes, the rewriter asks
 once more with `render(chunk, generalize=True)`: a more general sentence.
 """
 import dataclasses
-import json
 from typing import Any, List, Optional, Sequence, Tuple
 
 import jinja2
 
 from ....errors import Errors, LinkguardError
+from ....ngrams import NgramSettings, text_segments
 from ...chunking import Chunk
 from ...guards import check_edit, instruction_ngrams
-from ..rewrite.task import TEMPLATES_DIR, RewriteTask
+from ..rewrite.task import TEMPLATES_DIR, RewriteTask, _dumps
 from ..rewrite.util import EXAMPLES_PLACEHOLDER
-from .parser import parse_sentence
+from .parser import REPLY_FIELD
 
 DEFAULT_TEMPLATE_PATH = TEMPLATES_DIR / "rewrite_sentences.v1.jinja"
 DEFAULT_GENERALIZE_TEMPLATE_PATH = TEMPLATES_DIR / "rewrite_sentences_generalize.v1.jinja"
@@ -70,24 +71,28 @@ class RewriteSentencesTask(RewriteTask):
         ph = self._placeholder
         examples = [
             {
-                "sentence": eg.sentence.replace(EXAMPLES_PLACEHOLDER, ph),
-                "phrases": _phrase_list(eg.phrases),
-                "rewritten": eg.rewritten.replace(EXAMPLES_PLACEHOLDER, ph),
+                "input_json": _input_json(eg.sentence.replace(EXAMPLES_PLACEHOLDER, ph),
+                                          eg.before.replace(EXAMPLES_PLACEHOLDER, ph),
+                                          eg.after.replace(EXAMPLES_PLACEHOLDER, ph), eg.phrases),
+                "output_json": _dumps({REPLY_FIELD: eg.rewritten.replace(EXAMPLES_PLACEHOLDER, ph)}),
             }
             for eg in self._prompt_examples
         ]
         try:
             return template.render(
-                sentence=chunk.text, before=before, after=after, phrases=_phrase_list(self.banned(chunk)),
-                placeholder=ph, prompt_examples=examples,
+                input_json=_input_json(chunk.text, before, after, self.banned(chunk)), sentence=chunk.text,
+                before=before, after=after, phrases=self.banned(chunk), placeholder=ph, prompt_examples=examples,
             ).strip()
         except jinja2.TemplateError as e:
             raise LinkguardError(Errors.E205.format(detail=e)) from None
 
-    @staticmethod
-    def banned(chunk: Chunk) -> List[str]:
-        """The phrases the rewritten sentence must not contain: its flagged spans."""
-        return chunk.spans
+    def banned(self, chunk: Chunk) -> List[str]:
+        """The phrases the rewritten sentence must not contain: its flagged
+        spans, less those that contain another flagged span (token-wise: a
+        sentence without the shorter one has neither)."""
+        settings = NgramSettings(placeholder=self._placeholder)
+        keys = {p: tuple(k for seg in text_segments(p, settings) for k in seg.keys) for p in chunk.spans}
+        return [p for p in chunk.spans if not any(q != p and _inside(keys[q], keys[p]) for q in chunk.spans)]
 
     def parse(self, reply: Any) -> Optional[str]:
         """The rewritten sentence in one reply, or None (through `parse_responses`)."""
@@ -128,10 +133,23 @@ def _fact_reason(chunk: Chunk, edited: str) -> Optional[str]:
     return check_facts(chunk.text, edited, chunk.span_offsets)
 
 
-def _phrase_list(phrases: Sequence[str]) -> str:
-    """Phrases as the prompt lists them: JSON strings separated by "; " (a
-    quote inside a phrase cannot end the list early)."""
-    return "; ".join(json.dumps(p, ensure_ascii=False) for p in phrases)
+def _inside(small: Tuple[str, ...], big: Tuple[str, ...]) -> bool:
+    """Whether the token keys `small` occur as a run in `big`."""
+    n = len(small)
+    return 0 < n <= len(big) and any(big[i : i + n] == small for i in range(len(big) - n + 1))
+
+
+def _input_json(sentence: str, before: str, after: str, phrases: Sequence[str]) -> str:
+    """The prompt's input object: JSON-encoded, so that document text cannot
+    close it and pose as instructions; the sentence and its phrases first, the
+    context last (a small model otherwise starts copying the context); empty
+    context left out."""
+    obj: dict = {"sentence": sentence, "phrases": list(phrases)}
+    if before:
+        obj["before"] = before
+    if after:
+        obj["after"] = after
+    return _dumps(obj)
 
 
 def _same_paragraph(text: str, a: Chunk, b: Chunk) -> bool:

@@ -10,7 +10,7 @@ DEFAULT_EXAMPLES_PATH = EXAMPLES_DIR / "rewrite_sentences.v1.yml"
 
 
 class RewriteSentencesExample(FewshotExample):
-    """One few-shot example.
+    """One few-shot example (`before` and `after`: its context, may be empty).
 
     Validation: at least one phrase; every phrase occurs in `sentence` and in
     no case in `rewritten` (case-insensitively) -- an example that keeps a
@@ -20,6 +20,8 @@ class RewriteSentencesExample(FewshotExample):
     sentence: str
     phrases: List[str]
     rewritten: str
+    before: str = ""
+    after: str = ""
 
     @field_validator("sentence", "rewritten")
     @classmethod
