@@ -175,6 +175,29 @@ def test_loss_equals_one_forward_per_example(greedy):
     assert got[1] != got[0]
 
 
+def test_loss_in_sub_batches_bounds_the_logits_and_gives_the_same_values(greedy, monkeypatch):
+    # With a tiny logits budget every row is its own sub-batch; the values do
+    # not change, and no forward ever sees more rows than the budget allows.
+    from spacy_linkguard.llm.models import hf
+
+    prompts = ["Say hello.", "Name a colour of the sky in one word, please, and nothing else.", "Hi", "Why?"]
+    completions = ["Hello! How can I help?", "Blue.", "Hello there, friend of mine.", "Because."]
+    whole = greedy.loss(prompts, completions)
+    seen = []
+    model = greedy.model
+    original = type(model).forward
+
+    def counting(self, *args, **kwargs):
+        seen.append(kwargs["input_ids"].shape[0])
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(hf, "LOSS_LOGITS_BYTES", 1)
+    monkeypatch.setattr(type(model), "forward", counting)
+    split = greedy.loss(prompts, completions)
+    assert seen == [1, 1, 1, 1]
+    assert split == pytest.approx(whole, abs=1e-4)
+
+
 def test_bad_arguments_are_coded_errors():
     with pytest.raises(LinkguardError, match="E228"):
         make(max_rewinds=-1)

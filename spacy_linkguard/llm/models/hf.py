@@ -19,6 +19,8 @@ from .base import Generation, check_settings, replies_per_document
 __all__ = ["Generation", "HFChatModel"]  # Generation re-exported: it lived here before base.py
 
 DTYPES = ("auto", "float32", "bfloat16", "float16")
+# `loss` scores a batch in sub-batches whose float32 logits take at most this many bytes.
+LOSS_LOGITS_BYTES = 1 << 30
 CACHE_IMPLEMENTATIONS = (None, "static")
 # End-of-turn tokens of common chat templates, added to the stop ids when present.
 END_OF_TURN_TOKENS = ("<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|endoftext|>", "<|end|>")
@@ -372,13 +374,20 @@ class HFChatModel:
             mask = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in seqs], device=self._device)
             position_ids = (mask.cumsum(-1) - 1).masked_fill(mask == 0, 1)
             keep = max(len(pairs[i][1]) for i in batch) + 1  # logits at the completions' positions only
-            with torch.inference_mode():
-                logits = model(input_ids=ids, attention_mask=mask, position_ids=position_ids,
-                               logits_to_keep=keep).logits[:, :-1].float()
-            logprobs = logits.log_softmax(dim=-1).gather(2, ids[:, width - keep + 1 :].unsqueeze(-1)).squeeze(-1)
-            for row, i in enumerate(batch):
-                n = len(pairs[i][1])
-                out[i] = float(-logprobs[row, -n:].sum() / n)
+            # the float32 logits of a sub-batch stay under LOSS_LOGITS_BYTES (a batch of 512
+            # replies of 100 tokens over a 150k vocabulary would need 31 GB, twice with log_softmax)
+            rows = max(1, LOSS_LOGITS_BYTES // (keep * len(tok) * 4))
+            for r0 in range(0, len(batch), rows):
+                sub = slice(r0, r0 + rows)
+                with torch.inference_mode():
+                    logits = model(input_ids=ids[sub], attention_mask=mask[sub], position_ids=position_ids[sub],
+                                   logits_to_keep=keep).logits[:, :-1].float()
+                    targets = ids[sub, width - keep + 1 :].unsqueeze(-1)
+                    logprobs = logits.log_softmax(dim=-1).gather(2, targets).squeeze(-1)
+                del logits
+                for row, i in enumerate(batch[sub]):
+                    n = len(pairs[i][1])
+                    out[i] = float(-logprobs[row, -n:].sum() / n)
         return out
 
     # --- loading ---------------------------------------------------------------
