@@ -157,15 +157,24 @@ def render_report(
     return render_items([report_item(doc, i, spans_key=spans_key) for i, doc in enumerate(docs)], title=title)
 
 
-def report_item(doc: Any, position: int = 0, *, spans_key: str = DEFAULT_SPANS_KEY) -> Dict[str, Any]:
+def report_item(doc: Any, position: int = 0, *, spans_key: str = DEFAULT_SPANS_KEY,
+                ranked: Optional[bool] = None) -> Dict[str, Any]:
     """What the page shows of one Doc (plain data: `show --workers N` makes
-    these in worker processes and sends them back)."""
+    these in worker processes and sends them back).
+
+    ranked (Optional[bool]): whether the Doc's sources were ranked (the
+        component's `rank`): its header then gives `doc._.linkguard_rank`, or
+        says its sources are unknown. None: when `doc._.linkguard_rank` is set.
+    """
+    rank = getattr(doc._, "linkguard_rank", None)
     return {
         "id": doc.user_data.get("id", str(position)),
         "safe": doc._.linkguard_safe,
         "report": doc._.linkguard_report or {},
         "markup": _markup(doc, spans_key),
         "spans": span_evidence(doc, spans_key),
+        "ranked": rank is not None if ranked is None else bool(ranked),
+        "rank": dict(rank) if rank is not None else None,
     }
 
 
@@ -175,7 +184,9 @@ def render_items(items: Iterable[Dict[str, Any]], *, title: str = "spacy-linkgua
 
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     template = env.from_string(TEMPLATE.read_text(encoding="utf-8"))
-    return template.render(title=title, docs=list(items), colors=DISPLACY_COLORS, style=STYLE)
+    docs = list(items)
+    return template.render(title=title, docs=docs, colors=DISPLACY_COLORS, style=STYLE,
+                           any_ranked=any(d.get("ranked") for d in docs))
 
 
 def _markup(doc: Any, spans_key: str) -> str:

@@ -167,6 +167,15 @@ class Errors(metaclass=ErrorsWithCodes):
     E047 = ("Cannot rank document {doc_id!r}: its source {source!r} is not a document "
             "of the index. Give sources that are ids of the indexed collection, or "
             "leave them out to rank by the document's own id.")
+    E048 = ("The linkguard component was asked for an embedding rank (rank = true, "
+            "rank_model = {model!r}) but was given no way to build the embedding attacker "
+            "(embedding_attacker = None): a Linkguard made directly, not by its factory. Add it "
+            "with nlp.add_pipe(\"linkguard\", config={{\"rank\": true, ...}}), pass "
+            "embedding_attacker=spacy_linkguard.attack.embedding.index_embedding_attacker, or set "
+            "rank_model to null for the BM25 rank only.")
+    E049 = ("The linkguard component's rank_model must be the name of a sentence-transformers "
+            "model (or null, or \"none\": the BM25 rank only), got {value!r}. Set it to e.g. "
+            "\"all-MiniLM-L6-v2\" or null.")
     E018 = ("--checkpoint needs --output/-o PATH: the finished lines are kept in "
             "PATH.partial beside it. Give an output file, or leave --checkpoint out.")
     E019 = ("The checkpoint {path} does not belong to this run: {detail}. It was left by "

@@ -17,8 +17,11 @@ import pytest
 import spacy_linkguard
 
 PACKAGE = Path(spacy_linkguard.__file__).parent
-DETECTION = ["ngrams", "index", "detect", "pipeline/linkguard.py", "pipeline/index_arg.py", "attack/bm25.py"]
+DETECTION = ["ngrams", "index", "detect", "pipeline/linkguard.py", "pipeline/index_arg.py", "attack/bm25.py",
+             "attack/ranks.py"]
 UPPER = ("baselines", "llm", "rewrite", "experiments", "cli")
+# Looks its model up among the LLM side's local models: detection is handed it, never imports it.
+MODEL_SIDE = ("attack/embedding",)
 HARNESS = ["experiments", "cli/experiments"]
 
 
@@ -67,7 +70,7 @@ def test_the_check_sees_relative_and_lazy_imports():
 
 @pytest.mark.parametrize("path", list(modules(DETECTION)), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_detection_imports_nothing_above_it(path):
-    upward = imports_of(path, *UPPER)
+    upward = imports_of(path, *UPPER, *MODEL_SIDE)
     assert not upward, f"{path.relative_to(PACKAGE)} imports up the layers: {upward}"
 
 

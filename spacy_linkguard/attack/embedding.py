@@ -13,8 +13,7 @@ from typing import Any, Iterable, List, Optional, Sequence
 import numpy as np
 
 from ..errors import Errors, LinkguardError
-
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
+from .ranks import DEFAULT_RANK_MODEL as DEFAULT_MODEL
 
 
 class Embedder:

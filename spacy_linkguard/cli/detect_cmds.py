@@ -20,6 +20,9 @@ RANK_HELP = ("Also rank each document's sources (its \"sources\", else its id) a
              "as a search engine would: the line's \"rank\" holds the best BM25 rank and embedding rank "
              "(1: the source comes out first). Beyond the exact verdict: see docs/threats.md.")
 RANK_MODEL_HELP = "Sentence-transformers model of the embedding rank; 'none': BM25 only."
+SHOW_RANK_HELP = ("Also rank each document's sources (its \"sources\", else its id) among all collection "
+                  "documents as a search engine would: the document's header gives the best BM25 rank and "
+                  "embedding rank (1: the source comes out first). Beyond the exact verdict: see docs/threats.md.")
 
 
 def check_limit(limit: Optional[int]) -> None:
@@ -107,6 +110,8 @@ def show_cmd(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
     workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
+    rank: bool = typer.Option(False, "--rank", help=SHOW_RANK_HELP),
+    rank_model: str = typer.Option("all-MiniLM-L6-v2", "--rank-model", help=RANK_MODEL_HELP),
 ) -> None:
     """Write a static HTML page with every document's flagged spans and their evidence."""
     from ..parallel.threads import for_detection
@@ -127,7 +132,7 @@ def show_cmd(
         check_limit(limit)
         refuse_same_file(out, queries)
         job = ShowJob(str(index), k=k, max_arity=max_arity, verdict=verdict, verify=verify, max_n=max_n,
-                      placeholder=placeholder)
+                      placeholder=placeholder, rank=rank, rank_model=rank_model)
         records = list(islice(iter_records(queries), limit))
         total = len(records) if limit is not None else count_lines(queries)
         with closing(map_records(job, records, workers=workers, scheduler=scheduler, progress=progress,

@@ -69,34 +69,38 @@ class DetectJob(DetectionJob):
     def rankers(self) -> Dict[str, Any]:
         """The ranking attackers over the index, built once per process ("embedding" None without its model)."""
         if getattr(self, "_rankers", None) is None:
-            from ..attack import bm25_attacker
+            from ..attack.ranks import index_rankers, rank_model_name
 
             idx = self.setup().index
             emb = None
-            if self.rank_model and self.rank_model.lower() != "none":
+            model = rank_model_name(self.rank_model)
+            if model is not None:
                 from ..attack.embedding import index_embedding_attacker
 
-                emb = index_embedding_attacker(idx, self.rank_model)
-            self._rankers = {"bm25": bm25_attacker(idx), "embedding": emb}
+                emb = index_embedding_attacker(idx, model)
+            self._rankers = index_rankers(idx, emb)
         return self._rankers
 
 
 def record_ranks(rankers: Dict[str, Any], detector: Any, rec: Any) -> Dict[str, Any]:
     """{"bm25": rank, "embedding": rank, "sources": [...]}: the best 1-based rank of the
     record's sources ("sources", else its id when the index holds it; ranks None when unknown)."""
+    from ..attack.ranks import rank_fields
     from ..detect import resolve_sources
 
     sources = resolve_sources("auto", rec.sources, rec.id, detector.has_document, what=f"line {rec.line}")
     if sources is None:
         return {"bm25": None, "embedding": None, "sources": None}
-    numbers = [int(n) for n in detector.source_numbers(sources)]
-    return {name: (None if att is None else att.rank(rec.text, numbers)) for name, att in rankers.items()} | {
-        "sources": sources}
+    return rank_fields(rankers, rec.text, sources, detector.source_numbers(sources))
 
 
 @dataclass
 class ShowJob(DetectionJob):
-    """`show`: the page's item (`display.report_item`) per record."""
+    """`show`: the page's item (`display.report_item`) per record; with `rank`, the
+    document's header gives its sources' best BM25 and embedding ranks (as `detect --rank`)."""
+
+    rank: bool = False
+    rank_model: Optional[str] = "all-MiniLM-L6-v2"
 
     preload = DetectJob.preload + ("spacy_linkguard.display",)
 
@@ -111,9 +115,12 @@ class ShowJob(DetectionJob):
 
             with _plugin_factories_unloaded():
                 nlp = spacy.blank("en")
+            from ..attack.ranks import rank_model_name
+
             linkguard = nlp.add_pipe("linkguard", config={
                 "k": self.k, "max_arity": self.max_arity, "max_n": self.max_n, "placeholder": self.placeholder,
-                "verify": self.verify, "verdict": self.verdict})
+                "verify": self.verify, "verdict": self.verdict, "rank": self.rank,
+                "rank_model": rank_model_name(self.rank_model)})
             linkguard.initialize(nlp=nlp, index=open_index(self.index, verify=self.verify))
             # Keep the placeholder one token on the page, as the detector does.
             ph = linkguard.settings.placeholder  # the index's
@@ -133,10 +140,15 @@ class ShowJob(DetectionJob):
             nlp.max_length = max(nlp.max_length, len(rec.text) + 1)
             doc = nlp.make_doc(rec.text)
             doc.user_data["id"] = rec.id
-            doc._.linkguard_sources = line_sources(detector, self.verdict, rec)
+            sources = line_sources(detector, self.verdict, rec)  # E108 names the line
+            if self.rank and self.verdict == "any":
+                # Ranked by its known sources, as `detect --rank`; the component's
+                # verdict "any" leaves them out of detection.
+                sources = line_sources(detector, "auto", rec)
+            doc._.linkguard_sources = sources
             for _, proc in nlp.pipeline:
                 doc = proc(doc)
-            yield report_item(doc)
+            yield report_item(doc, ranked=self.rank)
 
 
 @contextmanager

@@ -73,11 +73,14 @@ def make_linkguard_deid(
         "spans_key": "linkguard",
         "verify": False,
         "verdict": "auto",
+        "rank": False,
+        "rank_model": "all-MiniLM-L6-v2",
     },
     assigns=[
         "doc.spans",
         "doc._.linkguard_safe",
         "doc._.linkguard_report",
+        "doc._.linkguard_rank",
         "span._.linkguard_df",
         "span._.linkguard_linked_ids",
         "span._.linkguard_n_broken",
@@ -95,14 +98,26 @@ def make_linkguard(
     spans_key: str,
     verify: bool,
     verdict: str,
+    rank: bool,
+    rank_model: Optional[str],
 ):
-    """Exact linkage detection against an N-gram index (see pipeline/linkguard.py)."""
+    """Exact linkage detection against an N-gram index (see pipeline/linkguard.py);
+    with `rank`, the sources' search-engine ranks too (`doc._.linkguard_rank`)."""
     from .linkguard import Linkguard
 
     return Linkguard(
         nlp, name, index=index, k=k, max_arity=max_arity, max_n=max_n, placeholder=placeholder, spans_key=spans_key,
-        verify=verify, verdict=verdict,
+        verify=verify, verdict=verdict, rank=rank, rank_model=rank_model, embedding_attacker=embedding_attacker,
     )
+
+
+def embedding_attacker(index: Any, model: str) -> Any:
+    """The `linkguard` component's embedding attacker (None, with W010, when the model is
+    not on this machine). Handed in from here: the component, a detection module, imports
+    no model-loading code."""
+    from ..attack.embedding import index_embedding_attacker
+
+    return index_embedding_attacker(index, model)
 
 
 # --- linkguard_rewrite (spacy_linkguard/pipeline/rewrite.py) -----------------

@@ -11,7 +11,11 @@ the N-gram settings (max_n, placeholder) are the index's. Registration:
 - span extensions `linkguard_df`, `linkguard_linked_ids`, `linkguard_n_broken`,
   `linkguard_examples` (evidence);
 - doc extensions `linkguard_safe` (bool) and `linkguard_report` (dict, with
-  the `verdict` and `sources` used).
+  the `verdict` and `sources` used);
+- with the `rank` setting, doc extension `linkguard_rank`: where a search
+  engine puts the Doc's sources among all collection documents,
+  {"bm25": int|None, "embedding": int|None, "sources": [...]} (1: a source
+  comes out first; `attack/`), None for a Doc without sources.
 
 Input: `doc._.linkguard_sources`, the collection ids the Doc was made from
 (set it before the component runs): with the `verdict` setting "auto" (the
@@ -27,14 +31,17 @@ from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Union
 from spacy.language import Language
 from spacy.tokens import Doc, Span, SpanGroup
 
+from ..attack.ranks import DEFAULT_RANK_MODEL
 from ..errors import Errors, LinkguardError, LinkguardWarning, Warnings
 from ..ngrams import DEFAULT_MAX_N, DEFAULT_PLACEHOLDER, NgramSettings
 from .index_arg import holds_index, receive_index, relative_path, saved_path
 
 CFG_FILE = "cfg.json"
-DOC_EXTENSIONS = ("linkguard_safe", "linkguard_report", "linkguard_sources")
+DOC_EXTENSIONS = ("linkguard_safe", "linkguard_report", "linkguard_sources", "linkguard_rank")
 SPAN_EXTENSIONS = ("linkguard_df", "linkguard_linked_ids", "linkguard_n_broken", "linkguard_examples")
 _SETTINGS = ("k", "max_arity", "max_n", "placeholder", "spans_key")
+# Settings added later: a saved component without them gets these.
+_LATER_SETTINGS = {"verdict": "auto", "rank": False, "rank_model": DEFAULT_RANK_MODEL}
 
 
 def install_extensions() -> None:
@@ -65,6 +72,15 @@ class Linkguard:
         from a folder; the cheap checks run on every open anyway.
     verdict (str): "auto" (source when `doc._.linkguard_sources` is set,
         else any), "source" (E108 for a Doc without sources) or "any".
+    rank (bool): also rank the Doc's sources (`doc._.linkguard_sources`) among
+        all collection documents as a search engine would, into
+        `doc._.linkguard_rank`; costs a BM25 build over the collection (and,
+        with rank_model, an embedding of it), once per component.
+    rank_model (Optional[str]): the sentence-transformers model of the
+        embedding rank; None or "none": the BM25 rank only.
+    embedding_attacker (Optional[Callable[[index, str], attacker]]): builds the
+        embedding attacker over the index (the factory passes
+        `attack.embedding.index_embedding_attacker`: detection imports no model code).
     """
 
     def __init__(
@@ -80,14 +96,24 @@ class Linkguard:
         spans_key: str = "linkguard",
         verify: bool = False,
         verdict: str = "auto",
+        rank: bool = False,
+        rank_model: Optional[str] = DEFAULT_RANK_MODEL,
+        embedding_attacker: Optional[Callable[[Any, str], Any]] = None,
     ) -> None:
         from ..detect.detector import check_k_and_arity
+        from ..attack.ranks import rank_model_name
         from ..detect.verdict import check_verdict
 
         check_k_and_arity(k, max_arity)  # before the index is opened
         check_verdict(verdict)
         if not isinstance(verify, bool):
             raise LinkguardError(Errors.E207.format(name="verify", expected="true or false", value=verify))
+        if not isinstance(rank, bool):
+            raise LinkguardError(Errors.E207.format(name="rank", expected="true or false", value=rank))
+        if rank_model is not None and not isinstance(rank_model, str):
+            raise LinkguardError(Errors.E049.format(value=rank_model))
+        if rank and rank_model_name(rank_model) is not None and embedding_attacker is None:
+            raise LinkguardError(Errors.E048.format(model=rank_model))
         if max_n is not None or placeholder is not None:  # validated now (E001/E002)
             NgramSettings(max_n=DEFAULT_MAX_N if max_n is None else max_n,
                           placeholder=DEFAULT_PLACEHOLDER if placeholder is None else placeholder)
@@ -101,9 +127,13 @@ class Linkguard:
             "spans_key": spans_key,
             "verify": verify,
             "verdict": verdict,
+            "rank": rank,
+            "rank_model": rank_model,
         }
         self._index: Any = None  # the open index, once given or opened
         self._detector: Any = None
+        self._rankers: Optional[Dict[str, Any]] = None
+        self._embedding_attacker = embedding_attacker
         self._expected_checksum: Optional[str] = None
         install_extensions()
 
@@ -127,9 +157,11 @@ class Linkguard:
         """
         if index is not None:
             self.cfg["index"], self._index = receive_index(index, self.name, verify=self.cfg["verify"])
-            self._detector = None
+            self._detector = self._rankers = None
             self._expected_checksum = None  # a new index, given on purpose
         self.detector  # noqa: B018 -- open now: a bad index or setting fails here, not on the first Doc
+        if self.cfg["rank"]:
+            self.rankers  # noqa: B018 -- built now, once (E045: an index without document tokens)
 
     @property
     def spans_key(self) -> str:
@@ -164,6 +196,41 @@ class Linkguard:
                                       settings=self._wanted_settings(index.settings))
         return self._detector
 
+    @property
+    def rankers(self) -> Dict[str, Any]:
+        """The ranking attackers over the index ({"bm25", "embedding"}; `attack/ranks.py`),
+        built on first use, once per component; "embedding" None without rank_model
+        (or, with W010, when its model is not on this machine).
+
+        RAISES: LinkguardError E045 (an index without document tokens), E046 (bm25s missing).
+        """
+        if self._rankers is None:
+            from ..attack.ranks import index_rankers, rank_model_name
+
+            index = self.index
+            model = rank_model_name(self.cfg["rank_model"])
+            embedding = None
+            if model is not None:
+                if self._embedding_attacker is None:
+                    raise LinkguardError(Errors.E048.format(model=self.cfg["rank_model"]))
+                embedding = self._embedding_attacker(index, model)
+            self._rankers = index_rankers(index, embedding)
+        return self._rankers
+
+    def rank_of(self, doc: Doc) -> Optional[Dict[str, Any]]:
+        """Where the attackers rank the sources of `doc` (`doc._.linkguard_sources`):
+        {"bm25": int|None, "embedding": int|None, "sources": [...]}, None without sources.
+
+        RAISES: LinkguardError E105 (sources not a list of ids), E106 (an id not in the index).
+        """
+        from ..attack.ranks import rank_fields
+
+        rankers = self.rankers  # built before the first Doc, with sources or not: a bad index fails early
+        sources = doc._.linkguard_sources
+        if sources is None:
+            return None
+        return rank_fields(rankers, doc.text, list(sources), self.detector.source_numbers(sources))
+
     def _wanted_settings(self, index_settings: NgramSettings) -> Optional[NgramSettings]:
         return requested_settings(index_settings, max_n=self.cfg["max_n"], placeholder=self.cfg["placeholder"])
 
@@ -187,6 +254,8 @@ class Linkguard:
     def __call__(self, doc: Doc) -> Doc:
         """Detect on `doc.text` and write spans and extensions to `doc`."""
         set_annotations(doc, self.detector.detect(doc.text, self.sources_of(doc)), self.spans_key)
+        if self.cfg["rank"]:
+            doc._.linkguard_rank = self.rank_of(doc)
         return doc
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
@@ -194,6 +263,8 @@ class Linkguard:
         detector = self.detector
         for doc in stream:
             set_annotations(doc, detector.detect(doc.text, self.sources_of(doc)), self.spans_key)
+            if self.cfg["rank"]:
+                doc._.linkguard_rank = self.rank_of(doc)
             yield doc
 
     # --- serialization: the settings and a reference to the index, with its checksum.
@@ -223,11 +294,12 @@ class Linkguard:
         if configured and holds_index(configured):
             index = configured
         settings = {f: cfg[f] for f in _SETTINGS}
+        later = {f: cfg.get(f, default) for f, default in _LATER_SETTINGS.items()}
         fresh = Linkguard(None, self.name, index=index, verify=bool(cfg.get("verify", self.cfg.get("verify", False))),
-                          verdict=cfg.get("verdict", "auto"), **settings)  # validates
+                          embedding_attacker=self._embedding_attacker, **later, **settings)  # validates
         self.cfg = fresh.cfg
         self._expected_checksum = cfg["index_checksum"]
-        self._index = self._detector = None
+        self._index = self._detector = self._rankers = None
         if self.cfg["index"]:
             self.detector  # noqa: B018 -- open now: a changed index is an error at load time
         return self
@@ -253,7 +325,7 @@ class Linkguard:
     def __getstate__(self) -> Dict[str, Any]:
         # The memory-mapped index does not pickle; a worker process reopens it.
         state = dict(self.__dict__)
-        state["_detector"] = state["_index"] = None
+        state["_detector"] = state["_index"] = state["_rankers"] = None  # rebuilt in the worker
         return state
 
 
