@@ -23,6 +23,17 @@ class Record:
     sources: Optional[List[str]] = None  # collection ids it was made from (None: not given)
 
 
+def require_file(path: Union[str, Path], *, hint: str = "") -> Path:
+    """`path` as a Path, checked before any slow setup that would precede reading it.
+
+    RAISES: LinkguardError E010 when it is not a file.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise LinkguardError(Errors.E010.format(path=path, hint=hint))
+    return path
+
+
 def iter_json_lines(path: Union[str, Path], *, hint: str = "") -> Iterator[Tuple[int, Any]]:
     """Stream the decoded JSON value of every non-blank line of a JSONL file.
 
@@ -32,9 +43,7 @@ def iter_json_lines(path: Union[str, Path], *, hint: str = "") -> Iterator[Tuple
     RAISES: LinkguardError E006 (bad JSON, with line number), E008 (invalid
         UTF-8, with byte offset), E010 (no file).
     """
-    path = Path(path)
-    if not path.is_file():
-        raise LinkguardError(Errors.E010.format(path=path, hint=hint))
+    path = require_file(path, hint=hint)
     offset = 0
     with path.open("rb") as f:
         for lineno, raw in enumerate(f, start=1):

@@ -55,7 +55,7 @@ def detect_cmd(
     from collections import Counter
     from contextlib import closing
 
-    from ..corpus import count_lines, iter_records
+    from ..corpus import count_lines, iter_records, require_file
     from ..errors import LinkguardError
     from ..parallel import map_records
     from ..jobs.detection import DetectJob
@@ -64,6 +64,7 @@ def detect_cmd(
 
     try:
         out = chosen_output(output, out, "--out")
+        require_file(queries)  # E010 now, not after --rank's rankers are built (minutes)
         job = DetectJob(str(index), k=k, max_arity=max_arity, verdict=verdict, verify=verify, max_n=max_n,
                         placeholder=placeholder, rank=rank, rank_model=rank_model)
         records = iter_records(queries)

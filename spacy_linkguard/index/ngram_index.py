@@ -66,20 +66,12 @@ class NgramIndex(FolderIndex):
 
     @classmethod
     def load(cls, path: Union[str, Path], *, verify: bool = False, _part: bool = False) -> "NgramIndex":
-        """Open an index directory, memory-mapped (fast: only cheap checks read data).
+        """Open an index directory, memory-mapped and checked as `FolderIndex.load`
+        says (verify: also every file's SHA-256 and every row).
 
-        Every load checks meta.json (schema, checksums of its settings and
-        counts), the files' sizes, the CRC-32 of the trie and of up to 64 MiB
-        of arrays, and sampled values (spacy_linkguard/index/integrity.py;
-        ~11 ms on the ECHR index).
-        verify: also compare every file's SHA-256 with meta.json and check
-            every row (reads everything).
         A folder holding a sharded index (manifest.json) opens as a
         `ShardedIndex`, with the same API.
-        RAISES: E059 (no index there), E060 (meta.json unreadable), E061 (newer
-            format), E072 (older format: rebuild it), E062 (missing file), E063
-            (file of the wrong size, shape or values), E064 (SHA-256 mismatch,
-            with verify=True), E069 (meta.json edited), E070 (CRC-32 mismatch).
+        RAISES: as `FolderIndex.load` (E059-E064, E069, E070, E072).
         """
         path = Path(path)
         if (path / fmt.MANIFEST).is_file() and not (path / fmt.META).exists():

@@ -109,8 +109,8 @@ class _Segmenter:
     so memory stays bounded whatever the corpus size.
 
     The workers are forked (cheap: the tokenizer is built once, before) only
-    while this process runs no other thread; a fork taken while another
-    thread (Dask's, a progress bar's) holds a lock can leave the child waiting
+    while this process runs no other thread (`other_threads`); a fork taken while another
+    thread (Dask's, say) holds a lock can leave the child waiting
     on it for ever, so then they start from a fork server (or spawn). A
     worker that dies is E036, one that sends nothing for STALL_SECONDS E037:
     never a wait without end.
@@ -191,8 +191,8 @@ class _Segmenter:
 
 def pool_context() -> BaseContext:
     """How the tokenizer processes start: fork while this process runs one
-    thread only; else the fork server (where there is one) or spawn."""
-    if threading.active_count() == 1:
+    thread only (`other_threads`); else the fork server (where there is one) or spawn."""
+    if not other_threads():
         return multiprocessing.get_context("fork")
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
@@ -329,3 +329,19 @@ def concat_streams(first: TokenStream, second: TokenStream, path: Path) -> Token
         n_tokens=first.n_tokens + second.n_tokens,
         n_skipped_empty=first.n_skipped_empty + second.n_skipped_empty,
     )
+
+
+def other_threads() -> List[threading.Thread]:
+    """The threads of this process besides the calling one that a fork must not
+    be taken under. tqdm's monitor is not among them: every tqdm bar starts it,
+    a disabled one too (the build's own "tokenizing" bar is open while the pool
+    starts), and it only takes tqdm's own lock, which the tokenizer processes
+    never use. Counting it would make every build start its workers from the
+    fork server, which re-runs a user's script without a `__main__` guard in
+    each worker (E036)."""
+    try:
+        from tqdm._monitor import TMonitor
+    except ImportError:  # pragma: no cover (tqdm is a dependency)
+        TMonitor = ()  # type: ignore[assignment,misc]
+    me = threading.current_thread()
+    return [t for t in threading.enumerate() if t is not me and not isinstance(t, TMonitor)]

@@ -44,3 +44,21 @@ def test_detect_rank_writes_bm25_ranks(tmp_path):
     res = CliRunner().invoke(app, ["detect", str(q), "--index", str(tmp_path / "idx"), "-o", str(out),
                                    "--no-progress"])
     assert res.exit_code == 0 and all("rank" not in json.loads(x) for x in out.read_text().splitlines())
+
+
+def test_a_missing_input_is_e010_before_the_rankers_are_built(tmp_path, monkeypatch):
+    """Building the rankers takes minutes on a real collection: a mistyped input
+    path must be said first, not after them."""
+    from spacy_linkguard.jobs.detection import DetectJob
+
+    NgramIndex.build([Record(id=i, text=t) for i, t in COLLECTION.items()], tmp_path / "idx", progress=False,
+                     n_process=1)
+
+    def setup(self):
+        raise AssertionError("the detector and its rankers were set up before the input was checked")
+
+    monkeypatch.setattr(DetectJob, "setup", setup)
+    res = CliRunner().invoke(app, ["detect", str(tmp_path / "missing.jsonl"), "--index", str(tmp_path / "idx"),
+                                   "--rank", "--no-progress"])
+    assert res.exit_code == 1
+    assert "[E010]" in res.output and "missing.jsonl" in res.output, res.output

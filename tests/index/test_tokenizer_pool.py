@@ -22,7 +22,7 @@ def files(path):
 
 def test_fork_only_without_other_threads():
     # The suite's process may hold threads of earlier tests; check the rule either way.
-    expected = "fork" if threading.active_count() == 1 else "forkserver"
+    expected = "forkserver" if tokens.other_threads() else "fork"
     assert tokens.pool_context().get_start_method() == expected
     stop = threading.Event()
     t = threading.Thread(target=stop.wait)
@@ -32,6 +32,49 @@ def test_fork_only_without_other_threads():
     finally:
         stop.set()
         t.join()
+
+
+def test_a_progress_bar_alone_does_not_stop_the_fork():
+    """Every tqdm bar, a disabled one too, starts tqdm's monitor thread; the
+    build's own bar is open when the pool starts. The monitor is not a reason
+    to leave fork (it only takes tqdm's lock); a thread of the user's is."""
+    from tqdm import tqdm
+    from tqdm._monitor import TMonitor
+
+    with tqdm(total=1, disable=True):
+        monitors = [t for t in threading.enumerate() if isinstance(t, TMonitor)]
+        assert monitors and not any(t in tokens.other_threads() for t in monitors)
+        expected = "forkserver" if tokens.other_threads() else "fork"
+        assert tokens.pool_context().get_start_method() == expected
+
+
+SCRIPT = """
+import json, sys
+from spacy_linkguard.index import NgramIndex, tokens
+tokens.BATCH_DOCS = 4  # several batches: the pool is used
+docs = json.loads(open(sys.argv[1]).read())
+NgramIndex.build(docs, sys.argv[2], progress=False, n_process=2)
+print("built")
+"""
+
+
+def test_a_script_without_a_main_guard_builds_with_two_processes(tmp_path):
+    """A user's script, as the docs write it (no `if __name__ == "__main__"`):
+    its workers are forked, not started from the fork server, which would run
+    the script again in each of them (E036); the bytes are one process's."""
+    import json
+    import subprocess
+    import sys
+
+    docs = corpus()
+    (tmp_path / "docs.json").write_text(json.dumps(docs), encoding="utf-8")
+    (tmp_path / "script.py").write_text(SCRIPT, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    proc = subprocess.run([sys.executable, "script.py", "docs.json", "two"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.count("built") == 1, proc.stderr
+    NgramIndex.build(docs, tmp_path / "one", progress=False, n_process=1)
+    assert files(tmp_path / "two") == files(tmp_path / "one")
 
 
 @pytest.fixture

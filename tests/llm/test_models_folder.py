@@ -17,7 +17,10 @@ from spacy_linkguard.llm.local_models import LOCAL_MODELS, MARKER, models_dir
 def shipped_model_name(config: str) -> str:
     from spacy import util
 
-    return util.load_config(resolve_config(config), interpolate=False)["components"]["linkguard_rewrite"]["model"]["name"]
+    component = util.load_config(resolve_config(config), interpolate=False)["components"]["linkguard_rewrite"]
+    # the sentence configs hold the model in their `rewriter` block (the component's `model` is null)
+    model = component.get("model") or component["rewriter"]["model"]
+    return model["name"]
 
 
 def fake_converted(folder):

@@ -5,7 +5,9 @@ Where a config names a model this machine cannot run in a test (a GPU model,
 the 1.5B model on one CPU thread, or llama.cpp), the test replaces its model
 block with the canned-reply model of tests/rewrite/canned.py (its replies are
 canned and say nothing about a model's quality; for the span-list task they
-do not parse, so guarantee mode redacts). `rewrite_cpu` runs with its real
+do not parse, so guarantee mode redacts). A config whose task and model sit in
+a `rewriter` block (`linkguard.SentenceRewriter.v1`) gets the canned model
+there, and its ranking's sentence model on the CPU. `rewrite_cpu` runs with its real
 SmolLM2-135M model (models/, as `make test` fetches it); `rewrite_lexical`
 with WordNet. Each released text is checked against a brute-force oracle.
 """
@@ -28,8 +30,12 @@ from ..test_docs_examples import REPO, extract_examples
 
 RECIPE_LINE = 'config = spacy.util.load_config(resolve_config("rewrite_cpu"), overrides={"paths.index": "indexes/echr"})'
 REAL_MODEL = {"rewrite_cpu", "rewrite_lexical"}  # run as shipped; the others get the canned model
-CANNED_BLOCK = ('\nconfig["components"]["linkguard_rewrite"]["model"] = '
-                '{"@llm_models": "linkguard_test.Canned.v1", "behaviour": "good"}\n')
+CANNED_MODEL = '{"@llm_models": "linkguard_test.Canned.v1", "behaviour": "good"}'
+CANNED_BLOCK = f'\nconfig["components"]["linkguard_rewrite"]["model"] = {CANNED_MODEL}\n'
+# the sentence configs: task and model inside the component's `rewriter` block
+CANNED_REWRITER_BLOCK = (f'\nconfig["components"]["linkguard_rewrite"]["rewriter"]["model"] = {CANNED_MODEL}\n'
+                         'if "similarity_device" in config["components"]["linkguard_rewrite"]["rewriter"]:\n'
+                         '    config["components"]["linkguard_rewrite"]["rewriter"]["similarity_device"] = "cpu"\n')
 
 
 def readme_recipe() -> str:
@@ -74,8 +80,10 @@ def test_the_readme_recipe_works_with_every_shipped_config(name, workdir, monkey
                     "--dest models --only smollm2` (make test does)")
     code = readme_recipe().replace('resolve_config("rewrite_cpu")', f'resolve_config("{name}")')
     if name not in REAL_MODEL:
+        cfg = spacy.util.load_config(resolve_config(name), interpolate=False)
+        in_rewriter = "model" in cfg["components"]["linkguard_rewrite"].get("rewriter", {})
         code = code.replace(RECIPE_LINE.replace("rewrite_cpu", name), RECIPE_LINE.replace("rewrite_cpu", name)
-                            + CANNED_BLOCK)
+                            + (CANNED_REWRITER_BLOCK if in_rewriter else CANNED_BLOCK))
     # The recipe prints "id safe forced" and then the released text, per document.
     code = code.replace("print(doc._.linkguard_text)", "print(json.dumps(doc._.linkguard_text))")
     monkeypatch.chdir(workdir)

@@ -4,6 +4,8 @@ Registered for spacy-llm as `linkguard_test.Canned.v1` when imported, the way
 spacy-llm's own tests register a fake model. It reads the chunk and spans from
 the prompt's last `Input:` JSON object and answers by a fixed rule, so every
 behaviour of a real model that the loop must survive can be produced on demand.
+A prompt of the sentence task (`linkguard.RewriteSentences.v1`: "sentence"
+and "phrases") is answered the same way, in that task's reply format.
 These replies are canned; they say nothing about a real model's quality.
 """
 import json
@@ -17,10 +19,18 @@ from spacy_linkguard.llm.models.base import Generation
 INJECTED = "PWNED. The applicant was acquitted of all charges and released."
 
 
-def chunk_of(prompt: str):
-    """The (text, spans) the prompt asks to edit."""
+def input_of(prompt: str) -> dict:
+    """The prompt's last `Input:` JSON object."""
     line = [ln for ln in prompt.splitlines() if ln.startswith("Input: ")][-1]
-    obj = json.loads(line[len("Input: ") :])
+    return json.loads(line[len("Input: ") :])
+
+
+def chunk_of(prompt: str):
+    """The (text, spans) the prompt asks to edit (the sentence task's
+    "sentence" and "phrases" too)."""
+    obj = input_of(prompt)
+    if "sentence" in obj:
+        return obj["sentence"], obj["phrases"]
     return obj["text"], obj["spans"]
 
 
@@ -41,8 +51,8 @@ def redact(text: str, spans: Sequence[str]) -> str:
     return text
 
 
-def answer(text: str) -> str:
-    return "I replace each span with a reworded phrase.\n" + json.dumps({"text": text})
+def answer(text: str, field: str = "text") -> str:
+    return "I replace each span with a reworded phrase.\n" + json.dumps({field: text})
 
 
 class CannedModel:
@@ -58,29 +68,34 @@ class CannedModel:
 
     def reply(self, prompt: str) -> str:
         text, spans = chunk_of(prompt)
+        field = "sentence" if "sentence" in input_of(prompt) else "text"
+
+        def ans(edited: str) -> str:
+            return answer(edited, field)
+
         attempt = self.seen.get(prompt, 0)
         self.seen[prompt] = attempt + 1
         b = self.behaviour
         if b == "good":
-            return answer(reword(text, spans))
+            return ans(reword(text, spans))
         if b == "fenced":
-            return "Reasoning: easy.\n```json\n" + json.dumps({"text": reword(text, spans)}) + "\n```\nDone!"
+            return "Reasoning: easy.\n```json\n" + json.dumps({field: reword(text, spans)}) + "\n```\nDone!"
         if b == "malformed_then_good":
-            return '{"text": "' + text[:20] if attempt == 0 else answer(reword(text, spans))
+            return '{"text": "' + text[:20] if attempt == 0 else ans(reword(text, spans))
         if b == "partial":
-            return answer(reword(text, spans[:1]))
+            return ans(reword(text, spans[:1]))
         if b == "drop":
             words = reword(text, spans).split()
-            return answer(" ".join(words[: len(words) // 3]))
+            return ans(" ".join(words[: len(words) // 3]))
         if b == "obey_injection":
-            return answer(INJECTED)
+            return ans(INJECTED)
         if b == "echo":
             rule = next(ln for ln in prompt.splitlines() if ln.startswith("1."))
-            return answer(reword(text, spans) + " " + " ".join(rule.split()[1:9]))
+            return ans(reword(text, spans) + " " + " ".join(rule.split()[1:9]))
         if b == "unchanged":
-            return answer(text)
+            return ans(text)
         if b == "redact":
-            return answer(redact(text, spans))
+            return ans(redact(text, spans))
         if b == "exit":  # the process ends, as one killed for its memory (for `--workers` tests)
             import os
 
@@ -88,9 +103,9 @@ class CannedModel:
         if b == "interrupt":
             if "STOPHERE" in text:
                 raise KeyboardInterrupt
-            return answer(reword(text, spans))
+            return ans(reword(text, spans))
         if b == "varied":
-            return answer([reword(text, spans[:1]), redact(text, spans), reword(text, spans)][attempt % 3])
+            return ans([reword(text, spans[:1]), redact(text, spans), reword(text, spans)][attempt % 3])
         raise ValueError(b)
 
     def generate(self, prompts: Sequence[str]) -> List[Generation]:

@@ -173,8 +173,16 @@ def test_shipped_configs_name_the_index_once_in_initialize(path, tmp_path):
     assert "index" not in cfg["components"]["linkguard_rewrite"]
     assert cfg["initialize"]["components"]["linkguard_rewrite"] == {"index": "${paths.index}"}
     assert "index" in cfg["paths"] and "${paths.index}" not in path.read_text().split("[initialize")[0]
-    # the same config with the canned model (the real ones need weights or a GPU)
-    cfg["components"]["linkguard_rewrite"]["model"] = {"@llm_models": "linkguard_test.Canned.v1", "behaviour": "good"}
+    # the same config with the canned model (the real ones need weights or a GPU); the
+    # sentence configs hold task and model in the component's `rewriter` block
+    canned = {"@llm_models": "linkguard_test.Canned.v1", "behaviour": "good"}
+    rewriter = cfg["components"]["linkguard_rewrite"].get("rewriter", {})
+    if "model" in rewriter:
+        rewriter["model"] = canned
+        if "similarity_device" in rewriter:
+            rewriter["similarity_device"] = "cpu"
+    else:
+        cfg["components"]["linkguard_rewrite"]["model"] = canned
     cfg.to_disk(tmp_path / "rw.cfg")
     index = tmp_path / "idx"
     NgramIndex.build([{"id": f"d{i}", "text": t} for i, t in enumerate(CORPUS)], index, progress=False, n_process=1)
