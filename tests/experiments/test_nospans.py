@@ -93,3 +93,16 @@ def test_the_model_block_of_the_rewrite_component():
     assert describe_model(block) == "SmolLM2.gguf (linkguard.HF.v1, cpu)"
     assert model_block({"a": {"b": 1}}) is None
     assert model_block({"components": {"linkguard_rewrite": {"model": {"name": "x"}}}}) is None
+
+
+def test_the_model_block_inside_a_rewriter_block_of_a_shipped_config():
+    # the sentence-form configs hold task and model in their rewriter block (component model: null)
+    from spacy_linkguard.configs import resolve_config
+    from spacy_linkguard.experiments.nospans import read_config
+
+    for name in ("rewrite_qwen25_1p5b", "rewrite_qwen25_1p5b_cpu", "rewrite_qwen25_1p5b_spans", "rewrite_cpu"):
+        block = model_block(dict(read_config(resolve_config(name))))
+        assert block is not None and block["@llm_models"] == "linkguard.HF.v1", name
+    cfg = {"components": {"linkguard_rewrite": {"model": None, "rewriter": {"model": {
+        "@llm_models": "linkguard.HF.v1", "name": "models/q", "device": "cuda"}}}}}
+    assert model_block(cfg)["name"] == "models/q"

@@ -6,10 +6,15 @@ REWRITE_COMPONENT = "linkguard_rewrite"
 
 
 def model_block(cfg: Dict[str, Any], component: str = REWRITE_COMPONENT) -> Optional[Dict[str, Any]]:
-    """The `[components.<component>.model]` block of a config (as a dict), or
-    None when the component has no registered LLM model (`@llm_models`)."""
-    block = ((cfg.get("components") or {}).get(component) or {}).get("model")
-    return dict(block) if isinstance(block, dict) and "@llm_models" in block else None
+    """The `[components.<component>.model]` block of a config (as a dict) --
+    or, when the component's backend is a `rewriter` block holding its own
+    model (`linkguard.SentenceRewriter.v1`), that block's `model` -- or None
+    when there is no registered LLM model (`@llm_models`)."""
+    comp = (cfg.get("components") or {}).get(component) or {}
+    for block in (comp.get("model"), (comp.get("rewriter") or {}).get("model")):
+        if isinstance(block, dict) and "@llm_models" in block:
+            return dict(block)
+    return None
 
 
 def describe_model(block: Dict[str, Any]) -> str:
