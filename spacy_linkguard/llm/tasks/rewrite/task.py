@@ -64,7 +64,6 @@ class RewriteTask(BuiltinTask):
         self._spans_key = spans_key
         self._chunking = chunking
         self._guards = guards
-        self._compiled: Tuple[str, Optional[jinja2.Template]] = ("", None)
         if not Doc.has_extension(field):
             Doc.set_extension(field, default=None)
 
@@ -168,14 +167,23 @@ class RewriteTask(BuiltinTask):
         return self.chunks(doc.text, spans)
 
     def _template_obj(self) -> jinja2.Template:
-        if self._compiled[0] != self._template or self._compiled[1] is None:
+        return self._compile(self._template)
+
+    def _compile(self, text: str) -> jinja2.Template:
+        """`text` as a sandboxed Jinja template, compiled once per text (the
+        last few kept). RAISES: LinkguardError E205 when it does not compile."""
+        cache = self.__dict__.setdefault("_compiled_templates", {})
+        if text not in cache:
             # Sandboxed: a template from a config file cannot reach Python internals.
             env = jinja2.sandbox.SandboxedEnvironment(undefined=jinja2.StrictUndefined)
             try:
-                self._compiled = (self._template, env.from_string(self._template))
+                compiled = env.from_string(text)
             except jinja2.TemplateError as e:
                 raise LinkguardError(Errors.E205.format(detail=e)) from None
-        return self._compiled[1]  # type: ignore[return-value]
+            if len(cache) >= 4:
+                cache.clear()
+            cache[text] = compiled
+        return cache[text]
 
     def _render(self, text: str, spans: Sequence[str]) -> str:
         ph = self._placeholder

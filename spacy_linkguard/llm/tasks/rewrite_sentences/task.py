@@ -46,7 +46,6 @@ class RewriteSentencesTask(RewriteTask):
         super().__init__(**kwargs)
         self._generalize_template = generalize_template
         self._fact_guard = bool(fact_guard)
-        self._compiled_generalize: Tuple[str, Optional[jinja2.Template]] = ("", None)
 
     # --- the loop's API (plain text) ------------------------------------
     def chunks(self, text: str, spans: Any, doc_index: int = 0) -> List[Chunk]:
@@ -118,13 +117,7 @@ class RewriteSentencesTask(RewriteTask):
         return ["_template", "_generalize_template", "_placeholder", "_field", "_spans_key"]
 
     def _generalize_obj(self) -> jinja2.Template:
-        if self._compiled_generalize[0] != self._generalize_template or self._compiled_generalize[1] is None:
-            env = jinja2.sandbox.SandboxedEnvironment(undefined=jinja2.StrictUndefined)
-            try:
-                self._compiled_generalize = (self._generalize_template, env.from_string(self._generalize_template))
-            except jinja2.TemplateError as e:
-                raise LinkguardError(Errors.E205.format(detail=e)) from None
-        return self._compiled_generalize[1]  # type: ignore[return-value]
+        return self._compile(self._generalize_template)
 
 
 def _fact_reason(chunk: Chunk, edited: str) -> Optional[str]:
