@@ -36,13 +36,7 @@ class RewriteExample(FewshotExample):
 
     @model_validator(mode="after")
     def _spans_replaced(self) -> "RewriteExample":
-        if not self.spans:
-            raise ValueError("`spans` is empty")
-        for span in self.spans:
-            if span.casefold() not in self.text.casefold():
-                raise ValueError(f"span {span!r} does not occur in text")
-            if span.casefold() in self.rewritten.casefold():
-                raise ValueError(f"span {span!r} still occurs in rewritten")
+        check_replaced(self.spans, self.text, self.rewritten, kind="span", where="text")
         return self
 
     @classmethod
@@ -58,6 +52,19 @@ class RewriteExample(FewshotExample):
             return cls(text=ref.text, spans=spans, reasoning="", rewritten=rewritten)
         except ValidationError:
             return None
+
+
+def check_replaced(phrases: List[str], text: str, rewritten: str, *, kind: str, where: str) -> None:
+    """An example's rule, which it must not break itself: at least one phrase,
+    each occurs in `text` and no longer in `rewritten` (case-insensitively).
+    RAISES: ValueError naming the first phrase that breaks it."""
+    if not phrases:
+        raise ValueError(f"`{kind}s` is empty")
+    for phrase in phrases:
+        if phrase.casefold() not in text.casefold():
+            raise ValueError(f"{kind} {phrase!r} does not occur in {where}")
+        if phrase.casefold() in rewritten.casefold():
+            raise ValueError(f"{kind} {phrase!r} still occurs in rewritten")
 
 
 def validate_examples(raw: Iterable[Dict[str, Any]], example_type=RewriteExample) -> List[RewriteExample]:

@@ -5,6 +5,8 @@ from typing import List
 from pydantic import field_validator, model_validator
 from spacy_llm.ty import FewshotExample
 
+from ..rewrite.util import check_replaced
+
 EXAMPLES_DIR = Path(__file__).parent.parent / "examples"
 DEFAULT_EXAMPLES_PATH = EXAMPLES_DIR / "rewrite_sentences.v1.yml"
 
@@ -32,13 +34,7 @@ class RewriteSentencesExample(FewshotExample):
 
     @model_validator(mode="after")
     def _phrases_replaced(self) -> "RewriteSentencesExample":
-        if not self.phrases:
-            raise ValueError("`phrases` is empty")
-        for phrase in self.phrases:
-            if phrase.casefold() not in self.sentence.casefold():
-                raise ValueError(f"phrase {phrase!r} does not occur in sentence")
-            if phrase.casefold() in self.rewritten.casefold():
-                raise ValueError(f"phrase {phrase!r} still occurs in rewritten")
+        check_replaced(self.phrases, self.sentence, self.rewritten, kind="phrase", where="sentence")
         return self
 
     @classmethod
