@@ -15,6 +15,12 @@ Canonical forms (`kind:value`; the kind tells the guard what may happen to it):
   "12.05.2001" (a date) -> ``num:12345/01``, ``num:12.05.2001``. A year is a
   number ("1998" -> ``num:1998``). "one" is a number even where it is a
   pronoun ("one of the applicants"), except in "no one".
+- ``qty:N UNIT`` -- a number with its unit of time or a percentage: "two
+  weeks", "2 weeks", "a two-week" -> ``qty:2 week``; "five years'" ->
+  ``qty:5 year``; "10 per cent", "10%", "ten percent" -> ``qty:10 percent``.
+  The unit is part of the fact: "two weeks" and "two months" are different
+  facts (a rewrite that keeps the number and changes its unit changes what
+  the sentence states). Such a number is not counted again as ``num``.
 - ``decade:D`` -- "1990s" -> ``decade:1990``.
 - ``century:C`` -- "the 20th century", "twentieth century" -> ``century:20``.
 - ``ord:N`` -- an ordinal: "third", "3rd" -> ``ord:3``; "twenty-first" ->
@@ -91,6 +97,11 @@ _ART_HEADS = {"article": False, "art": False, "articles": True, "arts": True}
 _RULE_HEADS = {"rule": False, "rules": True}
 _PROTOCOL_HEADS = {"protocol": False, "protocols": True}
 _PLACEHOLDER_START = "["
+# units that make a number a quantity (``qty:N unit``), by their written forms
+_QTY_UNITS = {
+    **{w: u for u in ("second", "minute", "hour", "day", "week", "month", "year") for w in (u, u + "s")},
+    "percent": "percent", "%": "percent",
+}
 
 # the first words of every fact that does not start with a digit, "§" or end in "n't"
 _TRIGGERS = frozenset().union(
@@ -135,9 +146,10 @@ class _Scanner:
                 i += 1  # most tokens start no fact
                 continue
             for match in (self._reference, self._negation, self._numeric, self._words):
+                n_out = len(self.out)
                 j = match(i)
                 if j is not None:
-                    i = j
+                    i = self._quantity(j) if len(self.out) == n_out + 1 else j
                     break
             else:
                 i += 1
@@ -171,6 +183,22 @@ class _Scanner:
         if not dotted and nxt.isdigit():
             return j
         return None
+
+    def _quantity(self, j: int) -> int:
+        """After a fact that ended at token j: when it is a number followed by a
+        unit ("two weeks", "two-week", "10 per cent"), make it ``qty:N unit``;
+        RETURNS the index after what is now consumed."""
+        start, _, value = self.out[-1]
+        if not value.startswith("num:"):
+            return j
+        k = j + 1 if self._tok(j) in _HYPHENS else j
+        unit, end = _QTY_UNITS.get(self._tok(k)), k + 1
+        if unit is None and self._tok(k) == "per" and self._tok(k + 1) == "cent":
+            unit, end = "percent", k + 2
+        if unit is None:
+            return j
+        self.out[-1] = (start, self.tokens[end - 1][1], f"qty:{value[4:]} {unit}")
+        return end
 
     # --- matchers: each returns the index after what it consumed, or None
     def _reference(self, i: int) -> Optional[int]:
@@ -367,7 +395,7 @@ def _fmt(value: Decimal) -> str:
 
 
 def kind(value: str) -> str:
-    """The kind of a canonical fact: "num", "decade", "century", "ord", "neg" or "ref"."""
+    """The kind of a canonical fact: "num", "qty", "decade", "century", "ord", "neg" or "ref"."""
     return value.split(":", 1)[0]
 
 

@@ -29,7 +29,11 @@ def echr_sentences():
     ("two counts of robbery", {"num:2": 1}),
     ("one offences of theft", {"num:1": 1}),
     ("EUR 1,000 and 3.50 euros", {"num:1000": 1, "num:3.5": 1}),
-    ("twenty-one days; two hundred and fifty euros; 5 million", {"num:21": 1, "num:250": 1, "num:5000000": 1}),
+    ("twenty-one days; two hundred and fifty euros; 5 million", {"qty:21 day": 1, "num:250": 1, "num:5000000": 1}),
+    # a number with a unit of time or a percentage is one quantity, not a number
+    ("within two weeks; a 3-month delay; five years' imprisonment; 10 per cent; 4%",
+     {"qty:2 week": 1, "qty:3 month": 1, "qty:5 year": 1, "qty:10 percent": 1, "qty:4 percent": 1}),
+    ("two applicants over several weeks", {"num:2": 1}),
     ("a dozen witnesses", {"num:12": 1}),
     ("on 1 November 1998", {"num:1": 1, "num:1998": 1}),
     ("in the 1990s", {"decade:1990": 1}),
@@ -70,6 +74,10 @@ def test_facts_of(text, facts):
     ("Protocol No. 1", "protocol no 1"),
     ("did not", "never"),
     ("§ 3", "paragraph 3"),
+    ("within two weeks", "within 2 weeks"),
+    ("five years' imprisonment", "a five-year prison term"),
+    ("10 per cent", "ten percent"),
+    ("10 per cent", "10%"),
 ])
 def test_one_fact_written_two_ways(a, b):
     assert facts_of(a) == facts_of(b) and facts_of(a)
@@ -81,6 +89,10 @@ def test_one_fact_written_two_ways(a, b):
     ("Article 6", "Rule 6"),
     ("unanimously", "not"),  # unanimity is its own cue
     ("1998", "1990s"),
+    # the unit is part of the quantity (both from the GPU rows' outputs, read by hand)
+    ("within two weeks", "within two months"),
+    ("three weeks", "three days"),
+    ("two weeks", "two"),
 ])
 def test_different_facts(a, b):
     assert facts_of(a) != facts_of(b)
@@ -132,6 +144,7 @@ RELIED = "He relied on Articles 6, 13, 14 and 18 of the Convention and Article 1
 UNANIMOUS_S = "The appeal against conviction was unanimously dismissed by the Court of Appeal in Leeds."
 PARTLY = "On 3 May 2004 the Court declared the application partly inadmissible."
 NEVER = "The prosecution had never cited a witness, W., to appear at the trial in Lyon."
+OBSERVATIONS = "He was asked to submit his final written observations within two weeks."
 
 GUARD_CASES = [
     # (sentence, flagged phrases, candidate, expected reason)
@@ -197,6 +210,13 @@ GUARD_CASES = [
     # a negation inside a flagged span is kept all the same
     (NEVER, ["had never cited"], "The prosecution summoned a witness, W., to appear at the trial in Lyon.",
      guards.NEGATION_CHANGED),
+    # a unit changed under a kept number (seen in the GPU rows: "two weeks" -> "two months")
+    (OBSERVATIONS, [], "He was asked to submit his final written observations by the end of two months.",
+     guards.FACT_DROPPED),
+    (OBSERVATIONS, [], "He was asked to submit his final written observations within 2 weeks.", None),
+    (OBSERVATIONS, ["within two weeks"], "He was asked to submit his final written observations shortly.", None),
+    (OBSERVATIONS, ["within two weeks"], "He was asked to submit his final written observations within three "
+                                         "weeks.", guards.FACT_INVENTED),
     # what the guard does not catch: "partly inadmissible" -> "inadmissible" changes no number or negation
     (PARTLY, ["On 3 May 2004"], "In the 2000s the Court declared the application inadmissible.", None),
 ]
