@@ -203,6 +203,9 @@ def evaluate_systems(
 
     inputs = [q.text for q in queries]
     ids = [q.id for q in queries]
+    rows_arity = max_arity or (max(detectors) if detectors else None) or PAPER_ARITY
+    for key, path in system_files:  # every row known before any row is scored (E255 now, not after an hour)
+        get_system(key, path, rows_arity)
     input_spans: Dict[int, List[List[str]]] = {}
     for m, det in detectors.items():
         input_spans[m] = [flagged_span_texts(det, t) for t in tqdm(inputs, desc=f"detect input (arity {m})", disable=not progress)]
@@ -212,7 +215,6 @@ def evaluate_systems(
     # The widest detector also gives the spans still linkable in the outputs
     # shown on the displaCy pages.
     top = max(detectors) if detectors else None
-    rows_arity = max_arity or top or PAPER_ARITY
     placeholder = detectors[top].settings.placeholder if top is not None else NgramSettings().placeholder
     sources: Optional[List[Sources]] = None
     if top is not None:

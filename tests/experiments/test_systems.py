@@ -113,3 +113,20 @@ def test_row_verdict_from_the_lines():
     # nothing detected
     assert row_verdict([nospans, wordnet]) == (None, {})
     assert row_verdict([]) == (None, {})
+
+
+def test_unknown_row_is_refused_before_any_row_is_scored(tmp_path):
+    """An unknown key among the rows is E255 before the input is detected and
+    any row scored (it used to come after the rows before it, an hour in)."""
+    from spacy_linkguard.experiments.evaluate import evaluate_systems
+
+    class Untouchable:
+        """A detector that fails the test if the evaluation uses it."""
+
+        def __getattr__(self, name):
+            raise AssertionError(f"detector.{name} used before the rows were checked")
+
+    good = _write(tmp_path / "good.jsonl", [{"id": "a", "text": "x"}])
+    with pytest.raises(LinkguardError, match="E255.*'spans_a3'"):
+        evaluate_systems([Record("a", "x")], [("llm_a1", good), ("spans_a3", good)],
+                         detectors={3: Untouchable()}, progress=False)
