@@ -33,7 +33,7 @@ def main() -> None:
 
     from spacy_linkguard.attack.embedding import Embedder
     from spacy_linkguard.corpus import iter_records
-    from spacy_linkguard.experiments.semantic_linkage import collection_embeddings
+    from spacy_linkguard.experiments.semantic_linkage import collection_cache_file, collection_embeddings
 
     t0 = time.perf_counter()
     embedder = Embedder(args.model, device=args.device, batch_size=args.batch_size)
@@ -42,15 +42,15 @@ def main() -> None:
     emb = collection_embeddings(embedder, texts, collection=args.collection, model=args.model,
                                 cache_dir=args.cache_dir, progress=False)
     seconds = time.perf_counter() - t1
-    files = sorted(str(p) for p in args.cache_dir.glob(f"collection-*-{Path(args.model).name}.npy"))
-    if args.split and files:
+    cache_file = collection_cache_file(args.collection, args.model, args.cache_dir)
+    if args.split:
         raw = np.ascontiguousarray(emb, dtype=np.float32).tobytes()
         step = -(-len(raw) // args.split)
         step += (-step) % (4 * emb.shape[1])  # whole rows per part
         for k in range(args.split):
-            Path(f"{files[0]}.part{k}").write_bytes(raw[k * step:(k + 1) * step])
+            Path(f"{cache_file}.part{k}").write_bytes(raw[k * step:(k + 1) * step])
     json.dump({"documents": len(texts), "dim": int(emb.shape[1]), "load_s": round(t1 - t0, 1),
-               "embed_s": round(seconds, 1), "device": args.device, "files": files}, sys.stdout)
+               "embed_s": round(seconds, 1), "device": args.device, "file": str(cache_file)}, sys.stdout)
     print()
 
 

@@ -4,6 +4,7 @@ from typing import Optional
 
 import typer
 
+from ..attack.ranks import DEFAULT_RANK_MODEL
 from ._util import fail
 from .app import app
 from .release import verdict_summary
@@ -16,13 +17,12 @@ WORKERS_HELP = ("Processes on this machine (they share the memory-mapped index);
 SCHEDULER_HELP = ("Run on the Dask cluster at this address (tcp://HOST:8786, as `build-index --scheduler`): "
                   "documents go out in partitions, lines come back in input order.")
 
-RANK_HELP = ("Also rank each document's sources (its \"sources\", else its id) among all collection documents "
-             "as a search engine would: the line's \"rank\" holds the best BM25 rank and embedding rank "
-             "(1: the source comes out first). Beyond the exact verdict: see docs/threats.md.")
+_RANK_HELP = ("Also rank each document's sources (its \"sources\", else its id) among all collection documents "
+              "as a search engine would: {where} the best BM25 rank and embedding rank "
+              "(1: the source comes out first). Beyond the exact verdict: see docs/threats.md.")
+RANK_HELP = _RANK_HELP.format(where="the line's \"rank\" holds")
+SHOW_RANK_HELP = _RANK_HELP.format(where="the document's header gives")
 RANK_MODEL_HELP = "Sentence-transformers model of the embedding rank; 'none': BM25 only."
-SHOW_RANK_HELP = ("Also rank each document's sources (its \"sources\", else its id) among all collection "
-                  "documents as a search engine would: the document's header gives the best BM25 rank and "
-                  "embedding rank (1: the source comes out first). Beyond the exact verdict: see docs/threats.md.")
 
 
 def check_limit(limit: Optional[int]) -> None:
@@ -49,7 +49,7 @@ def detect_cmd(
     workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
     rank: bool = typer.Option(False, "--rank", help=RANK_HELP),
-    rank_model: str = typer.Option("all-MiniLM-L6-v2", "--rank-model", help=RANK_MODEL_HELP),
+    rank_model: str = typer.Option(DEFAULT_RANK_MODEL, "--rank-model", help=RANK_MODEL_HELP),
 ) -> None:
     """Flag linkable spans: one JSON line per document (id, safe, verdict, spans, report)."""
     from collections import Counter
@@ -112,7 +112,7 @@ def show_cmd(
     workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
     rank: bool = typer.Option(False, "--rank", help=SHOW_RANK_HELP),
-    rank_model: str = typer.Option("all-MiniLM-L6-v2", "--rank-model", help=RANK_MODEL_HELP),
+    rank_model: str = typer.Option(DEFAULT_RANK_MODEL, "--rank-model", help=RANK_MODEL_HELP),
 ) -> None:
     """Write a static HTML page with every document's flagged spans and their evidence."""
     from ..parallel.threads import for_detection

@@ -12,6 +12,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
+from ..attack.ranks import DEFAULT_RANK_MODEL
 from ..errors import Errors, LinkguardError, LinkguardWarning, Warnings
 from .metrics import wilson_interval
 
@@ -50,7 +51,7 @@ def ranking_row(per_doc: Dict[str, Any]) -> Dict[str, Any]:
             if key.startswith("rank_") and key[len("rank_"):] in ATTACKERS}
 
 
-def load_attackers(index: Any, *, rank_model: Optional[str] = "all-MiniLM-L6-v2",
+def load_attackers(index: Any, *, rank_model: Optional[str] = DEFAULT_RANK_MODEL,
                    collection: Optional[Path] = None, cache_dir: Optional[Path] = None,
                    progress: bool = True) -> Dict[str, Any]:
     """The BM25 attacker of `index` and, unless `rank_model` is None/"none", the

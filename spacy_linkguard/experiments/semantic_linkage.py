@@ -99,16 +99,23 @@ def parse_ks(text: str) -> List[int]:
     return ks
 
 
+def collection_cache_file(collection: Path, model: str, cache_dir: Path) -> Path:
+    """Where `collection_embeddings` keeps a collection's embeddings: named by
+    the collection file's sha256 (16 hex digits) and the model."""
+    import hashlib
+
+    digest = hashlib.sha256(Path(collection).read_bytes()).hexdigest()[:16]
+    return Path(cache_dir) / f"collection-{digest}-{Path(model).name}.npy"
+
+
 def collection_embeddings(embedder: Any, texts: Sequence[str], *, collection: Path, model: str,
                           cache_dir: Optional[Path] = None, progress: bool = True) -> np.ndarray:
     """Embeddings of the collection's texts, read from (and written to) a
-    `cache_dir` file named by the collection file's hash and the model."""
+    `cache_dir` file named by the collection file's hash and the model
+    (`collection_cache_file`)."""
     cache_file = None
     if cache_dir:
-        import hashlib
-
-        digest = hashlib.sha256(Path(collection).read_bytes()).hexdigest()[:16]
-        cache_file = Path(cache_dir) / f"collection-{digest}-{Path(model).name}.npy"
+        cache_file = collection_cache_file(collection, model, cache_dir)
         if cache_file.is_file():
             return np.load(cache_file)
     print(f"embedding {len(texts)} collection documents with {model}", file=sys.stderr)

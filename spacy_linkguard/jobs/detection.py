@@ -4,6 +4,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, Iterator, Optional, Tuple
 
+from ..attack.ranks import DEFAULT_RANK_MODEL
 from .base import Stateful
 
 
@@ -31,7 +32,7 @@ class DetectJob(DetectionJob):
     line's "rank" holds its sources' best BM25 and embedding ranks (`attack/`)."""
 
     rank: bool = False
-    rank_model: Optional[str] = "all-MiniLM-L6-v2"
+    rank_model: Optional[str] = DEFAULT_RANK_MODEL
 
     # detection_preload first: it sets the threads before NumPy and spaCy load.
     preload = ("spacy_linkguard.parallel.detection_preload", "spacy_linkguard.detect", "spacy_linkguard.index",
@@ -100,7 +101,7 @@ class ShowJob(DetectionJob):
     document's header gives its sources' best BM25 and embedding ranks (as `detect --rank`)."""
 
     rank: bool = False
-    rank_model: Optional[str] = "all-MiniLM-L6-v2"
+    rank_model: Optional[str] = DEFAULT_RANK_MODEL
 
     preload = DetectJob.preload + ("spacy_linkguard.display",)
 

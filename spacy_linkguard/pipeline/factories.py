@@ -7,6 +7,8 @@ from typing import Any, Dict, List, Optional  # noqa: F401
 
 from spacy.language import Language  # noqa: F401
 
+from ..attack.ranks import DEFAULT_RANK_MODEL
+
 
 # --- linkguard_deid (spacy_linkguard/pipeline/deid.py) -----------------------
 @Language.factory(
@@ -74,7 +76,7 @@ def make_linkguard_deid(
         "verify": False,
         "verdict": "auto",
         "rank": False,
-        "rank_model": "all-MiniLM-L6-v2",
+        "rank_model": DEFAULT_RANK_MODEL,
     },
     assigns=[
         "doc.spans",

@@ -5,6 +5,7 @@ from typing import List, Optional
 
 import typer
 
+from ...attack.ranks import DEFAULT_RANK_MODEL
 from .._util import coded_errors
 from ..app import app
 
@@ -40,7 +41,7 @@ def evaluate_cmd(
     span_docs: int = typer.Option(5, "--span-docs", min=0, help="Documents per approach (the first) whose remaining linkable spans are kept in the results for the report's displaCy pages (`report --max-doc-pages`)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress bars on stderr."),
     rank: bool = typer.Option(True, "--rank/--no-rank", help="Rank each output's sources among the collection with the ranking attackers (BM25, embedding): the rows' top-1 and top-10 rates."),
-    rank_model: str = typer.Option("all-MiniLM-L6-v2", "--rank-model", help="Sentence-transformers model of the embedding attacker; 'none': BM25 only."),
+    rank_model: str = typer.Option(DEFAULT_RANK_MODEL, "--rank-model", help="Sentence-transformers model of the embedding attacker; 'none': BM25 only."),
     collection: Optional[Path] = typer.Option(None, "--collection", help="The JSONL the index was built from: the embedding attacker embeds its texts (default: the file named by --setting collection=..., else the index's own words)."),
     rank_cache: Optional[Path] = typer.Option(None, "--rank-cache", help="Folder caching the collection's embeddings (the semantic-linkage step's cache; default: cache/ beside the results JSON)."),
 ) -> None:
