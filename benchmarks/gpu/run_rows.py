@@ -5,10 +5,13 @@ it may use; a job starts as soon as its GPUs are free and the jobs it waits
 for are done, in the order given, so that rows run side by side on a machine
 of 2, 4 or 8 GPUs. Every job's wall time, documents and documents per hour
 go to `<out>/timings.json` (updated as jobs end); its output and log to
-`<out>/<name>.jsonl` and `<out>/<name>.log`.
+`<out>/<name>.jsonl` and `<out>/<name>.log`. The timings keep each command as
+the jobs file writes it ({out}, {kit}), so that a committed record names no
+folder of the machine it ran on.
 
     # the jobs: a JSON list of {"name", "gpus": [0], "cmd": [...], "after": [names], "docs": true,
-    #   "share": true (runs beside other jobs on its GPUs instead of waiting for them to be free)}
+    #   "share": true (runs beside other jobs on its GPUs instead of waiting for them to be free)};
+    #   in "cmd", {out} stands for the --out folder and {kit} for $KIT_DIR (default /tmp/kit)
     python benchmarks/gpu/run_rows.py start --jobs jobs.json --out /tmp/rows   # in the background (setsid)
     python benchmarks/gpu/run_rows.py wait --out /tmp/rows --max-seconds 560   # blocks, prints progress
     python benchmarks/gpu/run_rows.py status --out /tmp/rows                   # the JSON so far
@@ -39,8 +42,14 @@ def count_lines(path: Path) -> int:
         return sum(1 for line in f if line.strip())
 
 
+def expand(cmd: List[str], out: Path, kit: str) -> List[str]:
+    """RETURNS the command with {out} and {kit} replaced by the folders of this run."""
+    return [arg.replace("{out}", str(out)).replace("{kit}", kit) for arg in cmd]
+
+
 def run(jobs: List[Dict[str, Any]], out: Path, poll: float = 1.0) -> Dict[str, Any]:
     """Run the jobs (see the module); RETURNS the timings written to out/timings.json."""
+    kit = os.environ.get("KIT_DIR", "/tmp/kit")
     out.mkdir(parents=True, exist_ok=True)
     state: Dict[str, Dict[str, Any]] = {j["name"]: {"status": "pending", "gpus": j["gpus"]} for j in jobs}
     running: Dict[str, Any] = {}
@@ -70,7 +79,7 @@ def run(jobs: List[Dict[str, Any]], out: Path, poll: float = 1.0) -> Dict[str, A
             env = dict(os.environ, CUDA_VISIBLE_DEVICES=",".join(str(g) for g in job["gpus"]),
                        PYTHONUNBUFFERED="1")
             logf = (out / f"{job['name']}.log").open("w", encoding="utf-8")
-            proc = subprocess.Popen(job["cmd"], env=env, stdout=logf, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(expand(job["cmd"], out, kit), env=env, stdout=logf, stderr=subprocess.STDOUT)
             running[job["name"]] = (proc, logf)
             if not job.get("share"):
                 busy |= set(job["gpus"])
