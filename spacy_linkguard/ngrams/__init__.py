@@ -3,6 +3,7 @@ from .normalize import Normalized, OffsetMap, normalize_lookalikes, normalize_te
 from .segments import (
     Segment,
     normalized_segments,
+    phrase_keys,
     query_key,
     query_keys,
     segment_ngrams,
@@ -23,6 +24,7 @@ __all__ = [
     "normalize_lookalikes",
     "normalize_text",
     "normalized_segments",
+    "phrase_keys",
     "query_key",
     "query_keys",
     "segment_ngrams",

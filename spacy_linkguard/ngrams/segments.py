@@ -8,6 +8,7 @@ a run of 1..max_n consecutive tokens inside one segment; its key is the
 case-folded token texts joined by one space.
 """
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
@@ -64,6 +65,14 @@ class FlatTokens(NamedTuple):
     seg_start: np.ndarray
     seg_end: np.ndarray
     n_segments: int
+
+
+@lru_cache(maxsize=1 << 16)
+def phrase_keys(phrase: str, settings: NgramSettings) -> Tuple[str, ...]:
+    """The token keys of a short phrase, segment after segment (how a banned or
+    flagged phrase is matched against a text); cached, as the same phrases are
+    matched against many candidate replies."""
+    return tuple(k for seg in text_segments(phrase, settings) for k in seg.keys)
 
 
 def text_tokens_flat(text: str, settings: NgramSettings) -> FlatTokens:

@@ -21,7 +21,6 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 from ..llm.chunking import Chunk
 from ..llm.guards import words
 from ..ngrams import NgramSettings
-from .guarantee import detect_with
 from .occurs import occurs
 
 
@@ -46,7 +45,7 @@ class EditJudge:
         self.index = getattr(detector, "index", None)
         self._known: Dict[int, Any] = {}
         self.single = _arity_one(detector)
-        self._before: Dict[Tuple[int, int, str], Set[str]] = {}
+        self._before: Dict[Tuple[int, int, str], Tuple[Set[str], List[str]]] = {}
 
     def __call__(self, chunk: Chunk, edited: str) -> Tuple[int, float]:
         """RETURNS (Tuple[int, float]): (spans left + new linking N-grams, -closeness)."""
@@ -73,15 +72,36 @@ class EditJudge:
             known = self._known[chunk.doc_index] = lambda text: unknown_words(text, vocab, self.settings.placeholder)
         return known(edited)
 
+    def linking_phrases(self, chunk: Chunk) -> List[str]:
+        """Every minimal rare N-gram of the chunk that links under its
+        document's verdict (arity 1; reported or not, overlapping ones too),
+        as it reads in the chunk: what no rewrite of any sentence of the
+        document may write (an edit holding one would link again). Empty
+        without an index."""
+        if self.single is None:
+            return []
+        return self._linking_of(chunk)[1]
+
     def _linking_keys_of(self, chunk: Chunk) -> Set[str]:
+        return self._linking_of(chunk)[0]
+
+    def _linking_of(self, chunk: Chunk) -> Tuple[Set[str], List[str]]:
         key = (chunk.doc_index, chunk.start, chunk.text)
         if key not in self._before:
-            self._before[key] = self._linking_keys(chunk.text, chunk.doc_index)
+            self._before[key] = self._linking(chunk.text, chunk.doc_index)
         return self._before[key]
 
     def _linking_keys(self, text: str, doc_index: int) -> Set[str]:
+        return self._linking(text, doc_index)[0]
+
+    def _linking(self, text: str, doc_index: int) -> Tuple[Set[str], List[str]]:
+        """(the keys `detect` reports at arity 1, the texts of all minimal linking
+        rare N-grams), from one analysis of `text` under the document's verdict."""
         sources = self.sources[doc_index] if doc_index < len(self.sources) else None
-        return {s.key for s in detect_with(self.single, text, sources).spans}
+        res = self.single.analyze(text, sources)
+        occ = res.occurrences
+        phrases = dict.fromkeys(text[slice(*occ.char_span(o[0], o[1]))] for o in res.linking_rare)
+        return {o[2] for o in res.chosen_rare}, list(phrases)
 
 
 def _arity_one(detector: Any) -> Any:

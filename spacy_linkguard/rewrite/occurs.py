@@ -1,17 +1,28 @@
 """SPEC.md's test for "still occurs": a phrase occurs in a text token-wise and case-folded."""
-from ..ngrams import NgramSettings, text_segments
+from typing import Dict, Iterable, Set, Tuple
+
+from ..ngrams import NgramSettings, phrase_keys, text_segments
 
 
 def occurs(phrase: str, text: str, settings: NgramSettings) -> bool:
     """Whether `phrase` occurs in `text` token-wise and case-folded (SPEC.md's
     test for "still occurs"), within one segment."""
-    keys = tuple(k for seg in text_segments(phrase, settings) for k in seg.keys)
-    if not keys:
+    return occurs_any([phrase], text, settings)
+
+
+def occurs_any(phrases: Iterable[str], text: str, settings: NgramSettings) -> bool:
+    """Whether any of `phrases` occurs in `text` (as `occurs`), the text
+    tokenized once however many phrases there are."""
+    by_len: Dict[int, Set[Tuple[str, ...]]] = {}
+    for phrase in phrases:
+        keys = phrase_keys(phrase, settings)
+        if keys:
+            by_len.setdefault(len(keys), set()).add(keys)
+    if not by_len:
         return False
-    n = len(keys)
     for seg in text_segments(text, settings):
         seq = seg.keys
-        if any(seq[i : i + n] == keys for i in range(len(seq) - n + 1)):
-            return True
+        for n, wanted in by_len.items():
+            if any(seq[i : i + n] in wanted for i in range(len(seq) - n + 1)):
+                return True
     return False
-

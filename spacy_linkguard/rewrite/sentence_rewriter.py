@@ -7,7 +7,10 @@ sentence's flagged phrases banned while decoding where the model can
 is filtered, in order, by:
 
 1. the task's review: the guards of every task and the fact guard;
-2. the banned phrases, token-wise (SPEC.md's "still occurs"): `banned_phrase`;
+2. the banned phrases, token-wise (SPEC.md's "still occurs"): `banned_phrase`.
+   A sentence's banned phrases are its flagged spans and every linking
+   N-gram (arity 1) of the other flagged sentences of its document: writing
+   one of those would link again;
 3. the index, through the loop's judge: a flagged span left or a new linking
    N-gram under the document's verdict is `still_linking`;
 4. the vocabulary: a word that occurs neither in the collection nor in the
@@ -26,7 +29,7 @@ from ..llm.chunking import Chunk
 from ..llm.models.base import Generation
 from ..ngrams import NgramSettings
 from .backends import LLMRewriter
-from .occurs import occurs
+from .occurs import occurs_any
 from .ranking import CandidateRanker
 from .records import ChunkOutcome
 
@@ -77,7 +80,7 @@ class SentenceRewriter(LLMRewriter):
         settings = getattr(judge, "settings", None) or NgramSettings(placeholder=self.placeholder)
         prompts = [self.task.render(c) for c in chunks]
         outcomes = [ChunkOutcome(c, prompt=p) for c, p in zip(chunks, prompts)]
-        banned = [list(self.task.banned(c)) for c in chunks]
+        banned = self._banned(chunks, judge)
         rounds = [False] * (self.max_retries + 1) + ([True] if self.generalize else [])
         pending = list(range(len(chunks)))
         for generalize in rounds:
@@ -110,6 +113,22 @@ class SentenceRewriter(LLMRewriter):
             pending = [j for j in pending if j not in survivors]
         return outcomes
 
+    def _banned(self, chunks: Sequence[Chunk], judge: Optional[Any]) -> List[List[str]]:
+        """Each sentence's banned phrases: its own (the task's), then every
+        linking N-gram of the other flagged sentences of its document (the
+        judge's, arity 1). A sentence that wrote one of those would link
+        again (`still_linking`): banning them while decoding keeps the
+        candidates for what can pass instead of discarding them afterwards."""
+        own = [list(self.task.banned(c)) for c in chunks]
+        linking = getattr(judge, "linking_phrases", None)
+        if linking is None:
+            return own
+        by_doc: Dict[int, List[str]] = {}
+        for c in chunks:
+            phrases = by_doc.setdefault(c.doc_index, [])
+            phrases.extend(p for p in linking(c) if p not in phrases)
+        return [mine + [p for p in by_doc[c.doc_index] if p not in mine] for c, mine in zip(chunks, own)]
+
     def _filter(self, chunk: Chunk, prompt: str, gen: Generation, banned: List[str], settings: NgramSettings,
                 judge: Optional[Any]) -> Tuple[Optional[str], Optional[str]]:
         """(candidate, None) when it passes every filter, else (None, reason)."""
@@ -119,7 +138,7 @@ class SentenceRewriter(LLMRewriter):
         edited, reason = self.task.review(chunk, prompt, gen.text)
         if edited is None:
             return None, reason
-        if any(occurs(p, edited, settings) for p in banned):
+        if occurs_any(banned, edited, settings):
             return None, BANNED_PHRASE
         if judge is not None:
             if judge(chunk, edited)[0] > 0:

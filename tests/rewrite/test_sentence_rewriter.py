@@ -118,6 +118,53 @@ def test_the_index_filter_rejects_a_candidate_that_still_links():
     assert out.edited == fine
 
 
+def _linking_ngrams(text: str, index: DictIndex, k: int = 2) -> set:
+    """Brute force: every N-gram of `text` in 1..k-1 documents of the index (the any verdict)."""
+    from spacy_linkguard.ngrams import text_ngram_keys
+
+    return {key for key in text_ngram_keys(text, index.settings) if 0 < len(index.docs_of(key)) < k}
+
+
+def test_every_linking_ngram_of_the_document_is_banned_in_each_of_its_sentences():
+    index = DictIndex(CORPUS)
+    judge = EditJudge(Detector(index, k=2, max_arity=3), NgramSettings(), [None, None])
+    first = "He was arrested by the police on 3 May 2001."
+    second = "The Court notes that the applicant complained about the length of the proceedings."
+    other = "The Government submitted that the complaint was ill-founded in Belgrade."
+    chunks = [chunk_for(first, "on 3 May 2001"), chunk_for(second, "complained about the length"),
+              chunk_for(other, "in Belgrade", doc_index=1)]
+    # the second sentence's first candidate takes a phrase that links in the first one
+    fine = "The Court observed that he objected to how long the trial took."  # holds no linking N-gram
+    borrowed = fine.replace("he objected", "he may have objected")  # "may" is rare in the first sentence only
+
+    def rule(s, phrases, prompt, attempt):
+        if s == second:
+            return [borrowed, fine][attempt]
+        return s.replace(phrases[0], "then")
+
+    rw, model = rewriter(rule, n=2, generalize=False)
+    outs = rw.rewrite_chunks(chunks, judge=judge)
+    banned = {c.text: b for c, b in zip(chunks, model.banned_seen[::2])}
+    settings = NgramSettings()
+    from spacy_linkguard.ngrams import phrase_keys
+
+    for chunk in chunks:
+        same_doc = [c for c in chunks if c.doc_index == chunk.doc_index]
+        # each sentence's own phrases first, then (as keys) exactly the brute-force minimal
+        # linking N-grams of every flagged sentence of its document, and nothing of another document
+        assert banned[chunk.text][: len(rw.task.banned(chunk))] == rw.task.banned(chunk)
+        linking = set().union(*(_linking_ngrams(c.text, index) for c in same_doc))
+        minimal = {key for key in linking
+                   if not any(o != key and f" {o} " in f" {key} " for o in linking)}
+        extra = {" ".join(phrase_keys(p, settings)) for p in banned[chunk.text][len(rw.task.banned(chunk)):]}
+        assert extra | {" ".join(phrase_keys(p, settings)) for p in rw.task.banned(chunk)} >= minimal
+        assert all(e in linking for e in extra)
+    assert "2001" in {" ".join(phrase_keys(p, settings)) for p in banned[second]}  # rare in the first sentence
+    assert not any("may" in p.casefold() for p in banned[other])
+    # what the model wrote anyway is caught by the same list: banned, not left for the index
+    assert outs[1].edited == fine and outs[1].rejected == {BANNED_PHRASE: 1}
+
+
 def test_the_vocabulary_filter_rejects_misspelled_evasions():
     index = DictIndex(CORPUS)
     sentence = "He was arrested by the police on 3 May 2001."

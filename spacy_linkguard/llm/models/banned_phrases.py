@@ -18,7 +18,7 @@ after it; a token at the very end of an unfinished reply may ("Smith" ->
 from bisect import bisect_right
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
-from ...ngrams import NgramSettings, normalize_text, text_segments
+from ...ngrams import NgramSettings, normalize_text, phrase_keys
 from ...ngrams.segments import normalized_tokens
 
 Keys = Tuple[str, ...]
@@ -37,7 +37,7 @@ class PhraseSet:
     def __init__(self, phrases: Iterable[str], settings: NgramSettings):
         by_len: Dict[int, set] = {}
         for phrase in phrases:
-            keys = tuple(k for seg in text_segments(phrase, settings) for k in seg.keys)
+            keys = phrase_keys(phrase, settings)
             if keys:
                 by_len.setdefault(len(keys), set()).add(keys)
         self.by_len: Dict[int, FrozenSet[Keys]] = {n: frozenset(s) for n, s in by_len.items()}
