@@ -541,4 +541,6 @@ class Errors(metaclass=ErrorsWithCodes):
             "on the same documents.")
     E287 = ("{flag} does nothing in {mode}: it acts only with {needs}. Leave it "
             "out, or choose that mode (`paraphrase --help` lists what each option needs).")
+    E288 = ("guarantee_unit is {value!r}; expected one of: {expected} (\"span\" replaces a "
+            "flagged span whole, \"token\" only its rarest token).")
 # fmt: on

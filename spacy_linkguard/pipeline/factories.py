@@ -144,6 +144,7 @@ DEFAULT_REWRITE_MODEL = {
         "max_arity": 3,
         "max_passes": 5,
         "guarantee": True,
+        "guarantee_unit": "span",
         "max_retries": 2,
         "detector_component": "linkguard",
         "batch_size": 8,
@@ -172,6 +173,7 @@ def make_linkguard_rewrite(
     max_arity: int,
     max_passes: int,
     guarantee: bool,
+    guarantee_unit: str,
     max_retries: int,
     detector_component: str,
     batch_size: int,
@@ -195,6 +197,7 @@ def make_linkguard_rewrite(
         max_arity=max_arity,
         max_passes=max_passes,
         guarantee=guarantee,
+        guarantee_unit=guarantee_unit,
         max_retries=max_retries,
         detector_component=detector_component,
         batch_size=batch_size,
@@ -214,6 +217,7 @@ def make_linkguard_rewrite(
         "max_arity": 3,
         "max_passes": 3,
         "guarantee": True,
+        "guarantee_unit": "span",
         "detector_component": "linkguard",
         "batch_size": 8,
         "verdict": "auto",
@@ -236,6 +240,7 @@ def make_linkguard_lexical_rewrite(
     max_arity: int,
     max_passes: int,
     guarantee: bool,
+    guarantee_unit: str,
     detector_component: str,
     batch_size: int,
     verdict: str,
@@ -247,6 +252,6 @@ def make_linkguard_lexical_rewrite(
 
     return LinkguardRewrite(
         nlp, name, rewriter=rewriter, index=index, k=k, max_arity=max_arity, max_passes=max_passes,
-        guarantee=guarantee, max_retries=0, detector_component=detector_component, batch_size=batch_size,
-        verdict=verdict,
+        guarantee=guarantee, guarantee_unit=guarantee_unit, max_retries=0, detector_component=detector_component,
+        batch_size=batch_size, verdict=verdict,
     )

@@ -83,7 +83,7 @@ class LinkguardRewrite:
         borrowed, or one is given with `set_detector`.
     k, max_arity (int): Detection settings for the index (its own max_n and
         placeholder are used; the backend's placeholder must be the index's, E210).
-    max_passes, guarantee, max_retries: See `RewriteLoop`.
+    max_passes, guarantee, guarantee_unit, max_retries: See `RewriteLoop`.
     detector_component (str): Pipe whose `detector` is reused when no index is given.
     batch_size (int): Documents rewritten together by `pipe`.
     n_candidates (int): With the LLM backend: replies sampled per flagged
@@ -116,10 +116,15 @@ class LinkguardRewrite:
         verdict: str = "auto",
         n_candidates: int = 1,
         keep_verified: bool = False,
+        guarantee_unit: str = "span",
     ) -> None:
         from ..detect.verdict import check_verdict
 
         check_verdict(verdict)
+        from ..rewrite.guarantee import GUARANTEE_UNITS
+
+        if guarantee_unit not in GUARANTEE_UNITS:  # at assembly, not after the last pass
+            raise LinkguardError(Errors.E288.format(value=guarantee_unit, expected=", ".join(GUARANTEE_UNITS)))
         if not isinstance(batch_size, int) or batch_size < 1:
             raise LinkguardError(Errors.E207.format(name="batch_size", expected="an integer >= 1", value=batch_size))
         self.nlp = nlp
@@ -140,6 +145,7 @@ class LinkguardRewrite:
             "max_arity": max_arity,
             "max_passes": max_passes,
             "guarantee": guarantee,
+            "guarantee_unit": guarantee_unit,
             "max_retries": max_retries,
             "detector_component": detector_component,
             "batch_size": batch_size,
@@ -191,6 +197,7 @@ class LinkguardRewrite:
                 self.rewriter,
                 max_passes=self.cfg["max_passes"],
                 guarantee=self.cfg["guarantee"],
+                guarantee_unit=self.cfg.get("guarantee_unit", "span"),
                 keep_verified=self.cfg.get("keep_verified", False),
             )
         return self._loop

@@ -16,7 +16,7 @@ from ..errors import Errors, LinkguardError, LinkguardWarning, Warnings
 from ..llm.chunking import Chunk, apply_chunk_edits
 from ..ngrams import NgramSettings
 from .backends import LLMRewriter
-from .guarantee import detect_with, redact_until_safe
+from .guarantee import GUARANTEE_UNITS, detect_with, redact_until_safe
 from .judge import EditJudge
 from .occurs import occurs
 from .records import ChunkOutcome, PassRecord, RewriteResult, verified_pair
@@ -34,6 +34,9 @@ class RewriteLoop:
     model: the chat model of an LLM rewriter given as a task; None otherwise.
     max_passes (int): Rewriting passes at most (default 5).
     guarantee (bool): Redact what is still linkable after the last pass.
+    guarantee_unit (str): What guarantee mode replaces by a placeholder:
+        "span" (each flagged span whole) or "token" (its rarest token, then
+        detect again: fewer words lost, more gaps). See `guarantee.py`.
     max_retries (int): With `model`: extra attempts for a rejected chunk within a pass.
     keep_verified (bool): Keep each document's verified model rewrites
         (`RewriteResult.verified`: prompt and reply of every accepted edit
@@ -52,10 +55,13 @@ class RewriteLoop:
         guarantee: bool = True,
         max_retries: int = 2,
         keep_verified: bool = False,
+        guarantee_unit: str = "span",
     ):
         for name, value, low in (("max_passes", max_passes, 0), ("max_retries", max_retries, 0)):
             if not isinstance(value, int) or value < low:
                 raise LinkguardError(Errors.E207.format(name=name, expected=f"an integer >= {low}", value=value))
+        if guarantee_unit not in GUARANTEE_UNITS:
+            raise LinkguardError(Errors.E288.format(value=guarantee_unit, expected=", ".join(GUARANTEE_UNITS)))
         if model is not None:
             rewriter = LLMRewriter(rewriter, model, max_retries=max_retries)
         if detector is None and guarantee:
@@ -68,6 +74,7 @@ class RewriteLoop:
         self.rewriter = rewriter
         self.max_passes = max_passes
         self.guarantee = guarantee
+        self.guarantee_unit = guarantee_unit
         self.keep_verified = bool(keep_verified)
         self.settings: NgramSettings = getattr(detector, "settings", None) or NgramSettings(
             placeholder=rewriter.placeholder
@@ -153,7 +160,7 @@ class RewriteLoop:
                 res.text = current[i]
             elif self.guarantee:
                 res.text, res.forced_redactions, res.redaction_rounds, _ = redact_until_safe(
-                    current[i], self.detector, self.rewriter.placeholder, sources=srcs[i]
+                    current[i], self.detector, self.rewriter.placeholder, sources=srcs[i], unit=self.guarantee_unit
                 )
                 res.safe = True
             else:
