@@ -8,9 +8,10 @@ is filtered, in order, by:
 
 1. the task's review: the guards of every task and the fact guard;
 2. the banned phrases, token-wise (SPEC.md's "still occurs"): `banned_phrase`.
-   A sentence's banned phrases are its flagged spans and every linking
-   N-gram (arity 1) of the other flagged sentences of its document: writing
-   one of those would link again;
+   A sentence's banned phrases are its flagged spans and every minimal
+   linking N-gram (arity 1) of the flagged sentences of its document,
+   reported or not (one that overlaps a flagged span is not reported):
+   writing one of those would link again;
 3. the index, through the loop's judge: a flagged span left or a new linking
    N-gram under the document's verdict is `still_linking`;
 4. the vocabulary: a word that occurs neither in the collection nor in the
@@ -115,9 +116,10 @@ class SentenceRewriter(LLMRewriter):
 
     def _banned(self, chunks: Sequence[Chunk], judge: Optional[Any]) -> List[List[str]]:
         """Each sentence's banned phrases: its own (the task's), then every
-        linking N-gram of the other flagged sentences of its document (the
-        judge's, arity 1). A sentence that wrote one of those would link
-        again (`still_linking`): banning them while decoding keeps the
+        minimal linking N-gram of the flagged sentences of its document (the
+        judge's, arity 1), also those overlapping a flagged span, which
+        detection does not report. A sentence that wrote one of those would
+        link again (`still_linking`): banning them while decoding keeps the
         candidates for what can pass instead of discarding them afterwards."""
         own = [list(self.task.banned(c)) for c in chunks]
         linking = getattr(judge, "linking_phrases", None)
