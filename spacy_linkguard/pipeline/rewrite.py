@@ -121,10 +121,9 @@ class LinkguardRewrite:
         from ..detect.verdict import check_verdict
 
         check_verdict(verdict)
-        from ..rewrite.guarantee import GUARANTEE_UNITS
+        from ..rewrite.guarantee import check_guarantee_unit
 
-        if guarantee_unit not in GUARANTEE_UNITS:  # at assembly, not after the last pass
-            raise LinkguardError(Errors.E288.format(value=guarantee_unit, expected=", ".join(GUARANTEE_UNITS)))
+        check_guarantee_unit(guarantee_unit)  # at assembly, not after the last pass
         if not isinstance(batch_size, int) or batch_size < 1:
             raise LinkguardError(Errors.E207.format(name="batch_size", expected="an integer >= 1", value=batch_size))
         self.nlp = nlp

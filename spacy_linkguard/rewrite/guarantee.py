@@ -26,10 +26,8 @@ def merge_intervals(spans: Sequence[Tuple[int, int]]) -> List[Tuple[int, int]]:
 
 def redact_spans(text: str, spans: Sequence[Tuple[int, int]], placeholder: str) -> Tuple[str, int]:
     """Replace each (merged) span by `placeholder`. RETURNS (text, spans replaced)."""
-    merged = merge_intervals([(s, e) for s, e in spans if e > s])
-    for s, e in reversed(merged):
-        text = text[:s] + placeholder + text[e:]
-    return text, len(merged)
+    text, _, n = redact_tracked(text, spans, placeholder, [])
+    return text, n
 
 
 def visible_chars(text: str, placeholder: str) -> int:
@@ -44,6 +42,12 @@ def detect_with(detector: Any, text: str, sources: Optional[Sequence[str]]) -> A
 
 
 GUARANTEE_UNITS = ("span", "token")
+
+
+def check_guarantee_unit(unit: Any) -> None:
+    """RAISES: LinkguardError E288 when `unit` is not one of GUARANTEE_UNITS."""
+    if unit not in GUARANTEE_UNITS:
+        raise LinkguardError(Errors.E288.format(value=unit, expected=", ".join(GUARANTEE_UNITS)))
 
 
 def redact_until_safe(text: str, detector: Any, placeholder: str,
@@ -66,8 +70,7 @@ def redact_until_safe(text: str, detector: Any, placeholder: str,
         rounds, whether the input was already safe).
     RAISES: LinkguardError E208 (unsafe but no span), E216 (no progress), E288 (unknown unit).
     """
-    if unit not in GUARANTEE_UNITS:
-        raise LinkguardError(Errors.E288.format(value=unit, expected=", ".join(GUARANTEE_UNITS)))
+    check_guarantee_unit(unit)
     index = getattr(detector, "index", None) if unit == "token" else None
     redacted = rounds = 0
     written: List[int] = []  # start offsets of the placeholders written here

@@ -16,7 +16,7 @@ from ..errors import Errors, LinkguardError, LinkguardWarning, Warnings
 from ..llm.chunking import Chunk, apply_chunk_edits
 from ..ngrams import NgramSettings
 from .backends import LLMRewriter
-from .guarantee import GUARANTEE_UNITS, detect_with, redact_until_safe
+from .guarantee import check_guarantee_unit, detect_with, redact_until_safe
 from .judge import EditJudge
 from .occurs import occurs
 from .records import ChunkOutcome, PassRecord, RewriteResult, verified_pair
@@ -60,8 +60,7 @@ class RewriteLoop:
         for name, value, low in (("max_passes", max_passes, 0), ("max_retries", max_retries, 0)):
             if not isinstance(value, int) or value < low:
                 raise LinkguardError(Errors.E207.format(name=name, expected=f"an integer >= {low}", value=value))
-        if guarantee_unit not in GUARANTEE_UNITS:
-            raise LinkguardError(Errors.E288.format(value=guarantee_unit, expected=", ".join(GUARANTEE_UNITS)))
+        check_guarantee_unit(guarantee_unit)
         if model is not None:
             rewriter = LLMRewriter(rewriter, model, max_retries=max_retries)
         if detector is None and guarantee:
