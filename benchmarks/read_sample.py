@@ -12,11 +12,10 @@ is the output grammatical English, and does it state nothing the input does
 not (a placeholder where a phrase was is allowed; a changed fact is not)?
 """
 import argparse
-import json
 import random
 import sys
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import List, Tuple
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -24,23 +23,12 @@ sys.path.insert(0, str(REPO))
 
 def changed_pairs(queries: Path, output: Path) -> List[Tuple[str, str, str]]:
     """(document id, input paragraph, output paragraph) for every changed aligned pair, in OUTPUT's order."""
+    from spacy_linkguard.corpus import iter_records
     from spacy_linkguard.experiments.metrics import similarity_pairs
 
-    inputs: Dict[str, str] = {}
-    with queries.open(encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                rec = json.loads(line)
-                inputs[str(rec["id"])] = rec["text"]
-    pairs: List[Tuple[str, str, str]] = []
-    with output.open(encoding="utf-8") as f:
-        for line in f:
-            if not line.strip():
-                continue
-            rec = json.loads(line)
-            doc = str(rec["id"])
-            pairs.extend((doc, a, b) for a, b in similarity_pairs(inputs[doc], rec["text"]) if a != b)
-    return pairs
+    inputs = {rec.id: rec.text for rec in iter_records(queries)}
+    return [(rec.id, a, b) for rec in iter_records(output)
+            for a, b in similarity_pairs(inputs[rec.id], rec.text) if a != b]
 
 
 def main() -> None:
