@@ -57,6 +57,11 @@ class Chunk:
         no-span-list baseline flags every chunk this way).
     context (Tuple[str, str]): Read-only text before and after the chunk
         that a prompt may show (the sentence task: the neighbouring sentences).
+    origin (str): The input's text this chunk was rewritten from in earlier
+        passes ("" when the chunk is the input's own text, or when a rewrite
+        was cut differently since). Later passes rank candidates against it,
+        so that a sentence rewritten several times stays close to what the
+        input said, not to its last rewrite (`original`).
     """
 
     doc_index: int
@@ -67,6 +72,12 @@ class Chunk:
     span_offsets: Tuple[Tuple[int, int], ...] = field(default=())
     whole: bool = False
     context: Tuple[str, str] = ("", "")
+    origin: str = ""
+
+    @property
+    def original(self) -> str:
+        """The input's text of this chunk: `origin`, else `text`."""
+        return self.origin or self.text
 
     @property
     def spans(self) -> List[str]:

@@ -8,6 +8,7 @@ and writes accepted edits back. Documents that are safe leave the loop. With
 Without a detector (the no-span-list baseline) every document runs the fixed
 number of passes and the task decides which chunks are sent.
 """
+import dataclasses
 import time
 import warnings
 from typing import Any, Dict, List, Optional, Sequence
@@ -112,6 +113,8 @@ class RewriteLoop:
         results = [RewriteResult(text=t, safe=False, sources=srcs[i], verified=[] if self.keep_verified else None)
                    for i, t in enumerate(texts)]
         active = list(range(len(texts)))
+        # per document: each accepted rewrite -> the input's text it came from
+        origins: Dict[int, Dict[str, str]] = {i: {} for i in active}
         for p in range(1, self.max_passes + 1):
             offsets: Dict[int, List] = {i: [] for i in active}
             det_seconds: Dict[int, float] = {i: 0.0 for i in active}
@@ -127,8 +130,8 @@ class RewriteLoop:
                 offsets = {i: [(s.start_char, s.end_char) for s in detections[i].spans] for i in active}
             if not active:
                 break
-            chunks: Dict[int, List[Chunk]] = {i: self.rewriter.chunks(current[i], offsets[i], doc_index=i)
-                                              for i in active}
+            chunks: Dict[int, List[Chunk]] = {i: with_origins(self.rewriter.chunks(current[i], offsets[i], doc_index=i),
+                                                              origins[i]) for i in active}
             sent = [c for i in active for c in chunks[i] if c.flagged]
             start = time.perf_counter()
             wants_judge = getattr(self.rewriter, "n_candidates", 1) > 1 or getattr(self.rewriter, "filters", False)
@@ -146,6 +149,7 @@ class RewriteLoop:
             for i in active:
                 record = self._record(p, chunks[i], by_doc[i], results[i].verified)
                 edits = [(o.chunk.start, o.chunk.end, o.edited) for o in by_doc[i] if o.edited is not None]
+                origins[i].update((o.edited.strip(), o.chunk.original) for o in by_doc[i] if o.edited is not None)
                 current[i] = apply_chunk_edits(current[i], edits)
                 own = sum(o.seconds for o in by_doc[i])
                 record.seconds = round(det_seconds[i] + batch_seconds * record.llm_calls / total_calls + own, 4)
@@ -204,3 +208,11 @@ class RewriteLoop:
                 if pair is not None:
                     verified.append(pair)
         return rec
+
+
+def with_origins(chunks: List[Chunk], origins: Dict[str, str]) -> List[Chunk]:
+    """`chunks`, each whose text is an earlier pass's accepted rewrite given
+    the input's text it came from (`Chunk.origin`); the others unchanged."""
+    if not origins:
+        return chunks
+    return [dataclasses.replace(c, origin=origins[c.text]) if c.text in origins else c for c in chunks]

@@ -38,6 +38,7 @@ def make_sentence_rewriter(
     weight_meaning: float = 1.0,
     weight_kept: float = 0.5,
     weight_loss: float = 0.5,
+    rank_against: str = "input",
 ) -> SentenceRewriter:
     """linkguard.SentenceRewriter.v1: regenerate each flagged sentence with
     `task` (`linkguard.RewriteSentences.v1`) and `model`, `n_candidates` a
@@ -50,10 +51,13 @@ def make_sentence_rewriter(
         meaning term.
     similarity_device (str): Its device ("cpu", "cuda").
     weight_meaning, weight_kept, weight_loss (float): The ranking's weights (`rewrite/ranking.py`).
+    rank_against (str): What a later pass ranks a rewritten sentence's
+        candidates against: "input" (the input's sentence) or "sentence" (the
+        sentence as the last pass left it).
     RETURNS (SentenceRewriter).
-    RAISES: LinkguardError E207 (a bad number), E250 (the similarity model is not installed).
+    RAISES: LinkguardError E207 (a bad number or rank_against), E250 (the similarity model is not installed).
     """
     embedder = SentenceEmbedder(similarity_model, device=similarity_device) if similarity_model else None
     ranker = CandidateRanker(embedder, model, RankWeights(weight_meaning, weight_kept, weight_loss))
     return SentenceRewriter(task, model, max_retries=max_retries, n_candidates=n_candidates, ranker=ranker,
-                            generalize=generalize)
+                            generalize=generalize, rank_against=rank_against)

@@ -18,7 +18,9 @@ is filtered, in order, by:
    input document is `unknown_word` (a misspelling is no rewrite);
 
 and the survivors of every sentence are ranked together (`ranking.py`: close
-in meaning, words kept, the model's own loss). A sentence none of whose
+in meaning, words kept, the model's own loss), by default against the input's
+sentence (`Chunk.original`): a sentence rewritten again in a later pass is
+kept close to what the input said, not only to its last rewrite. A sentence none of whose
 candidates survives is asked again (`max_retries`), and then once more for a
 more general sentence (`generalize`) before the loop leaves it to the next
 pass or, after the last, to guarantee mode.
@@ -26,6 +28,7 @@ pass or, after the last, to guarantee mode.
 import inspect
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from ..errors import Errors, LinkguardError
 from ..llm.chunking import Chunk
 from ..llm.models.base import Generation
 from ..ngrams import NgramSettings
@@ -33,6 +36,9 @@ from .backends import LLMRewriter
 from .occurs import occurs_any
 from .ranking import CandidateRanker
 from .records import ChunkOutcome
+
+# What a later pass ranks a rewritten sentence's candidates against.
+RANK_AGAINST = ("input", "sentence")
 
 # Rejections of this backend (beside the task's `guards.REASONS`).
 BANNED_PHRASE = "banned_phrase"
@@ -53,11 +59,20 @@ class SentenceRewriter(LLMRewriter):
     ranker (CandidateRanker): How survivors are ranked; None: words kept and
         the model's loss only (no sentence embeddings).
     generalize (bool): A last round that asks for a more general sentence.
+    rank_against (str): "input": candidates are ranked against the input's
+        sentence (`Chunk.original`), also in later passes; "sentence":
+        against the sentence as the last pass left it (`Chunk.text`).
+    RAISES: LinkguardError E207 for an unknown `rank_against`.
     """
 
     def __init__(self, task: Any, model: Any, *, max_retries: int = 1, n_candidates: int = 4,
-                 ranker: Optional[CandidateRanker] = None, generalize: bool = True) -> None:
+                 ranker: Optional[CandidateRanker] = None, generalize: bool = True,
+                 rank_against: str = "input") -> None:
         super().__init__(task, model, max_retries=max_retries, n_candidates=n_candidates)
+        if rank_against not in RANK_AGAINST:
+            raise LinkguardError(Errors.E207.format(name="rank_against", expected=" or ".join(map(repr, RANK_AGAINST)),
+                                                    value=rank_against))
+        self.rank_against = rank_against
         self.ranker = ranker if ranker is not None else CandidateRanker(model=model)
         self.generalize = bool(generalize)
         self.system = getattr(task, "system", "llm")
@@ -65,11 +80,12 @@ class SentenceRewriter(LLMRewriter):
 
     @property
     def cfg(self) -> Dict[str, Any]:
-        return {**super().cfg, "generalize": self.generalize}
+        return {**super().cfg, "generalize": self.generalize, "rank_against": self.rank_against}
 
     def configure(self, cfg: Dict[str, Any]) -> None:
         super().configure(cfg)
         self.generalize = bool(cfg.get("generalize", self.generalize))
+        self.rank_against = cfg.get("rank_against", self.rank_against)
 
     def rewrite_chunks(self, chunks: Sequence[Chunk], pass_index: int = 1,
                        judge: Optional[Any] = None) -> List[ChunkOutcome]:
@@ -103,7 +119,8 @@ class SentenceRewriter(LLMRewriter):
                 elif edited not in [e for e, _ in survivors.get(j, [])]:
                     survivors.setdefault(j, []).append((edited, gen.text))
             order = sorted(survivors)
-            best = self.ranker.best([(chunks[j].text, prompts[j], [e for e, _ in survivors[j]]) for j in order])
+            best = self.ranker.best([(self._anchor(chunks[j]), prompts[j], [e for e, _ in survivors[j]])
+                                     for j in order])
             for j, pick in zip(order, best):
                 if pick is not None:
                     i, score = pick
@@ -113,6 +130,10 @@ class SentenceRewriter(LLMRewriter):
                     o.cost = (0, -score)  # passed the index: no span left, no new linking N-gram
             pending = [j for j in pending if j not in survivors]
         return outcomes
+
+    def _anchor(self, chunk: Chunk) -> str:
+        """The sentence candidates are ranked against (`rank_against`)."""
+        return chunk.original if self.rank_against == "input" else chunk.text
 
     def _banned(self, chunks: Sequence[Chunk], judge: Optional[Any]) -> List[List[str]]:
         """Each sentence's banned phrases: its own (the task's), then every

@@ -2,9 +2,12 @@
 in order, the generalizing round, the loop. Replies are canned
 (tests/rewrite/canned_sentences.py), not a real LLM; safety is checked with
 the brute-force oracle."""
+import dataclasses
+
 import pytest
 
 from spacy_linkguard.detect import Detector
+from spacy_linkguard.errors import LinkguardError
 from spacy_linkguard.llm.chunking import Chunk
 from spacy_linkguard.llm.tasks.rewrite_sentences.parser import parse_sentence
 from spacy_linkguard.llm.tasks.rewrite_sentences.registry import make_rewrite_sentences_task
@@ -27,11 +30,11 @@ def chunk_for(sentence: str, *phrases: str, doc_index: int = 0) -> Chunk:
     return Chunk(doc_index=doc_index, index=0, start=0, end=len(sentence), text=sentence, span_offsets=offsets)
 
 
-def rewriter(rule, *, n=1, retries=0, generalize=True, losses=None, takes_banned=True):
+def rewriter(rule, *, n=1, retries=0, generalize=True, losses=None, takes_banned=True, rank_against="input"):
     model = CannedSentenceModel(rule, losses=losses, takes_banned=takes_banned)
     task = make_rewrite_sentences_task(examples=[])
     return SentenceRewriter(task, model, max_retries=retries, n_candidates=n, generalize=generalize,
-                            ranker=CandidateRanker(None, model)), model
+                            ranker=CandidateRanker(None, model), rank_against=rank_against), model
 
 
 def test_one_sentence_a_chunk_with_its_neighbours_as_context():
@@ -244,3 +247,42 @@ def test_the_loop_with_sentences_ends_safe_by_the_oracle(sources):
     assert all(sentence_of(p)[0] in QUERY or sentence_of(p)[0] in res.text_before_guarantee or True
                for p in model.prompts)
     assert QUERY.count("\n\n") == res.text.count("\n\n")  # paragraphs kept
+
+
+def test_a_later_pass_ranks_against_the_input_sentence_not_the_last_rewrite():
+    # pass 1 wrote `current` for SENTENCE; pass 2 flags "the railway station" in it
+    current = SENTENCE.replace("by the police", "by officers")
+    near_current = current.replace("the railway station", "a station")
+    near_input = SENTENCE.replace("the railway station", "a station").replace("by the police", "by the police force")
+    replies = [near_current, near_input]
+    for origin, against, expected in (("", "input", near_current), (SENTENCE, "input", near_input),
+                                      (SENTENCE, "sentence", near_current)):
+        rw, _ = rewriter(lambda s, p, prompt, at: replies[at], n=2, rank_against=against)
+        chunk = dataclasses.replace(chunk_for(current, "the railway station"), origin=origin)
+        (out,) = rw.rewrite_chunks([chunk])
+        assert out.edited == expected  # same loss: the words kept of the sentence ranked against decide
+    with pytest.raises(LinkguardError, match="E207"):
+        rewriter(lambda s, p, prompt, at: s, rank_against="original")
+
+
+def test_the_loop_hands_later_passes_the_input_sentence_of_a_rewritten_one():
+    index = DictIndex(CORPUS)
+    seen = {}
+
+    class Spy(SentenceRewriter):
+        def rewrite_chunks(self, chunks, pass_index=1, judge=None):
+            seen[pass_index] = list(chunks)
+            return super().rewrite_chunks(chunks, pass_index=pass_index, judge=judge)
+
+    # at arity 3 a rewritten sentence can be flagged again: its new words combine with the others'
+    model = CannedSentenceModel(lambda s, p, prompt, a: reverse_phrases(s, p))
+    rw = Spy(make_rewrite_sentences_task(), model, n_candidates=1, generalize=False, ranker=CandidateRanker(None, model))
+    RewriteLoop(Detector(index, k=2, max_arity=3), rw, max_passes=4).run([QUERY])
+    first = {c.text for c in seen[1]}
+    assert all(c.origin == "" for c in seen[1])
+    later = [c for p, cs in seen.items() if p > 1 for c in cs if c.origin]
+    assert later, "no sentence was rewritten in two passes: the test does not test"
+    for c in later:
+        assert c.origin in first and c.origin != c.text and c.original == c.origin
+    # a chunk that is no earlier rewrite keeps no origin
+    assert all(c.origin == "" for p, cs in seen.items() if p > 1 for c in cs if c.text in QUERY)
