@@ -117,6 +117,31 @@ def test_grouped_sdpa_gives_the_same_logits_as_sdpa_and_is_used(parts, monkeypat
     assert torch.allclose(logits["sdpa"], logits[name], rtol=0, atol=1e-9)
 
 
+def test_grouped_sdpa_never_lets_pytorch_choose_the_cudnn_kernel(parts, monkeypatch):
+    # cuDNN's kernel failed on a masked decode step on an H200; the flag is
+    # global, so it can be read on the CPU at each call of the kernel
+    import torch
+
+    model, tok = parts
+    seen = []
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+
+    def spy(*args, **kwargs):
+        seen.append((args[0].shape[1], torch.backends.cuda.cudnn_sdp_enabled()))
+        return sdpa(*args, **kwargs)
+
+    monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention", spy)
+    before = torch.backends.cuda.cudnn_sdp_enabled()
+    try:
+        _greedy(parts, batch_size=2, attn_implementation="grouped_sdpa").generate(PROMPTS[:2])
+    finally:
+        model.set_attn_implementation("sdpa")
+    # prefill: 4 query heads (the stock path); masked decode steps: the grouped call, 2 KV heads
+    assert {heads for heads, _ in seen} == {4, 2}
+    assert not any(enabled for _, enabled in seen)
+    assert torch.backends.cuda.cudnn_sdp_enabled() == before  # restored after each call
+
+
 def test_grouped_sdpa_with_static_cache_changes_no_token(parts):
     reference = _greedy(parts, batch_size=4).generate(PROMPTS)
     fast = _greedy(parts, batch_size=4, cache_implementation="static", attn_implementation="grouped_sdpa")

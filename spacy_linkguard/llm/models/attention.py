@@ -12,8 +12,15 @@ can stand in as that many query *positions* of one head: (B, 32, 1, d) ->
 (B, 8, 4, d). One SDPA call over the un-copied cache then gives exactly the
 same result. Prefill (several positions) and unmasked calls keep the stock
 implementation.
+
+Both run with PyTorch's cuDNN attention kernel excluded (flash, memory
+efficient and math remain): on an H200 (torch's bundled cuDNN) the cuDNN
+kernel failed on a masked decode step of this call ("Expected
+mha_graph.execute(...).is_good()"), after hundreds of good ones, and took the
+whole rewrite process down with it; the memory-efficient kernel takes the
+same masks.
 """
-from typing import Any, Optional
+from typing import Any, List, Optional
 
 NAME = "linkguard_grouped_sdpa"
 _registered = False
@@ -35,12 +42,29 @@ def grouped_sdpa_attention(
     query: (batch, heads, q_len, head_dim); key, value: (batch, kv_heads, kv_len, head_dim).
     RETURNS: (attention output (batch, q_len, heads, head_dim), None).
     """
-    import torch
+    from torch.nn.attention import sdpa_kernel
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+    with sdpa_kernel(_kernels()):
+        return _attention(sdpa_attention_forward, module, query, key, value, attention_mask, dropout, scaling,
+                          is_causal, **kwargs)
+
+
+def _kernels() -> List[Any]:
+    """The SDPA kernels this module lets PyTorch choose from: all but cuDNN's (module docstring)."""
+    from torch.nn.attention import SDPBackend
+
+    return [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]
+
+
+def _attention(stock: Any, module: Any, query: Any, key: Any, value: Any, attention_mask: Optional[Any],
+               dropout: float, scaling: Optional[float], is_causal: Optional[bool], **kwargs: Any):
+    """The function's work (`stock`: transformers' SDPA attention, for all but the masked decode step)."""
+    import torch
 
     groups = getattr(module, "num_key_value_groups", 1)
     if groups == 1 or query.shape[2] != 1 or attention_mask is None or dropout:
-        return sdpa_attention_forward(
+        return stock(
             module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, is_causal=is_causal, **kwargs
         )
     batch, heads, _, head_dim = query.shape
