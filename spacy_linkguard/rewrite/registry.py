@@ -38,7 +38,7 @@ def make_sentence_rewriter(
     weight_meaning: float = 1.0,
     weight_kept: float = 0.5,
     weight_loss: float = 0.5,
-    rank_against: str = "input",
+    rank_against: str = "sentence",
 ) -> SentenceRewriter:
     """linkguard.SentenceRewriter.v1: regenerate each flagged sentence with
     `task` (`linkguard.RewriteSentences.v1`) and `model`, `n_candidates` a
@@ -52,8 +52,10 @@ def make_sentence_rewriter(
     similarity_device (str): Its device ("cpu", "cuda").
     weight_meaning, weight_kept, weight_loss (float): The ranking's weights (`rewrite/ranking.py`).
     rank_against (str): What a later pass ranks a rewritten sentence's
-        candidates against: "input" (the input's sentence) or "sentence" (the
-        sentence as the last pass left it).
+        candidates against: "sentence" (the sentence as the last pass left
+        it; the default, what the committed GPU rows ran) or "input" (the
+        input's sentence: meant to keep a sentence rewritten in several
+        passes close to the input; not yet measured on a GPU).
     RETURNS (SentenceRewriter).
     RAISES: LinkguardError E207 (a bad number or rank_against), E250 (the similarity model is not installed).
     """

@@ -18,9 +18,10 @@ is filtered, in order, by:
    input document is `unknown_word` (a misspelling is no rewrite);
 
 and the survivors of every sentence are ranked together (`ranking.py`: close
-in meaning, words kept, the model's own loss), by default against the input's
-sentence (`Chunk.original`): a sentence rewritten again in a later pass is
-kept close to what the input said, not only to its last rewrite. A sentence none of whose
+in meaning, words kept, the model's own loss) against the sentence as the
+last pass left it, or with `rank_against="input"` against the input's
+sentence (`Chunk.original`), so that a sentence rewritten again in a later
+pass is kept close to what the input said, not only to its last rewrite. A sentence none of whose
 candidates survives is asked again (`max_retries`), and then once more for a
 more general sentence (`generalize`) before the loop leaves it to the next
 pass or, after the last, to guarantee mode.
@@ -59,15 +60,15 @@ class SentenceRewriter(LLMRewriter):
     ranker (CandidateRanker): How survivors are ranked; None: words kept and
         the model's loss only (no sentence embeddings).
     generalize (bool): A last round that asks for a more general sentence.
-    rank_against (str): "input": candidates are ranked against the input's
-        sentence (`Chunk.original`), also in later passes; "sentence":
-        against the sentence as the last pass left it (`Chunk.text`).
+    rank_against (str): "sentence" (default): candidates are ranked against
+        the sentence as the last pass left it (`Chunk.text`); "input":
+        against the input's sentence (`Chunk.original`), also in later passes.
     RAISES: LinkguardError E207 for an unknown `rank_against`.
     """
 
     def __init__(self, task: Any, model: Any, *, max_retries: int = 1, n_candidates: int = 4,
                  ranker: Optional[CandidateRanker] = None, generalize: bool = True,
-                 rank_against: str = "input") -> None:
+                 rank_against: str = "sentence") -> None:
         super().__init__(task, model, max_retries=max_retries, n_candidates=n_candidates)
         if rank_against not in RANK_AGAINST:
             raise LinkguardError(Errors.E207.format(name="rank_against", expected=" or ".join(map(repr, RANK_AGAINST)),

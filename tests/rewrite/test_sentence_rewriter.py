@@ -30,7 +30,7 @@ def chunk_for(sentence: str, *phrases: str, doc_index: int = 0) -> Chunk:
     return Chunk(doc_index=doc_index, index=0, start=0, end=len(sentence), text=sentence, span_offsets=offsets)
 
 
-def rewriter(rule, *, n=1, retries=0, generalize=True, losses=None, takes_banned=True, rank_against="input"):
+def rewriter(rule, *, n=1, retries=0, generalize=True, losses=None, takes_banned=True, rank_against="sentence"):
     model = CannedSentenceModel(rule, losses=losses, takes_banned=takes_banned)
     task = make_rewrite_sentences_task(examples=[])
     return SentenceRewriter(task, model, max_retries=retries, n_candidates=n, generalize=generalize,
