@@ -59,9 +59,10 @@ class Chunk:
         that a prompt may show (the sentence task: the neighbouring sentences).
     origin (str): The input's text this chunk was rewritten from in earlier
         passes ("" when the chunk is the input's own text, or when a rewrite
-        was cut differently since). Later passes rank candidates against it,
-        so that a sentence rewritten several times stays close to what the
-        input said, not to its last rewrite (`original`).
+        was cut differently since). The sentence backend can rank later
+        passes' candidates against it (`rank_against = "input"`), so that a
+        sentence rewritten several times stays close to what the input
+        said, not only to its last rewrite (`original`).
     """
 
     doc_index: int

@@ -21,10 +21,10 @@ and the survivors of every sentence are ranked together (`ranking.py`: close
 in meaning, words kept, the model's own loss) against the sentence as the
 last pass left it, or with `rank_against="input"` against the input's
 sentence (`Chunk.original`), so that a sentence rewritten again in a later
-pass is kept close to what the input said, not only to its last rewrite. A sentence none of whose
-candidates survives is asked again (`max_retries`), and then once more for a
-more general sentence (`generalize`) before the loop leaves it to the next
-pass or, after the last, to guarantee mode.
+pass is kept close to what the input said, not only to its last rewrite. A
+sentence none of whose candidates survives is asked again (`max_retries`),
+and then once more for a more general sentence (`generalize`) before the
+loop leaves it to the next pass or, after the last, to guarantee mode.
 """
 import inspect
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -70,10 +70,7 @@ class SentenceRewriter(LLMRewriter):
                  ranker: Optional[CandidateRanker] = None, generalize: bool = True,
                  rank_against: str = "sentence") -> None:
         super().__init__(task, model, max_retries=max_retries, n_candidates=n_candidates)
-        if rank_against not in RANK_AGAINST:
-            raise LinkguardError(Errors.E207.format(name="rank_against", expected=" or ".join(map(repr, RANK_AGAINST)),
-                                                    value=rank_against))
-        self.rank_against = rank_against
+        self.rank_against = check_rank_against(rank_against)
         self.ranker = ranker if ranker is not None else CandidateRanker(model=model)
         self.generalize = bool(generalize)
         self.system = getattr(task, "system", "llm")
@@ -86,7 +83,7 @@ class SentenceRewriter(LLMRewriter):
     def configure(self, cfg: Dict[str, Any]) -> None:
         super().configure(cfg)
         self.generalize = bool(cfg.get("generalize", self.generalize))
-        self.rank_against = cfg.get("rank_against", self.rank_against)
+        self.rank_against = check_rank_against(cfg.get("rank_against", self.rank_against))
 
     def rewrite_chunks(self, chunks: Sequence[Chunk], pass_index: int = 1,
                        judge: Optional[Any] = None) -> List[ChunkOutcome]:
@@ -182,6 +179,14 @@ class SentenceRewriter(LLMRewriter):
             if len(gens) == len(prompts):
                 return gens
         return super().complete(prompts)
+
+
+def check_rank_against(value: Any) -> str:
+    """RETURNS `value` when it is one of RANK_AGAINST. RAISES: LinkguardError E207 otherwise."""
+    if value not in RANK_AGAINST:
+        raise LinkguardError(Errors.E207.format(name="rank_against", expected=" or ".join(map(repr, RANK_AGAINST)),
+                                                value=value))
+    return value
 
 
 def _takes_banned(model: Any) -> bool:
