@@ -20,7 +20,7 @@ mha_graph.execute(...).is_good()"), after hundreds of good ones, and took the
 whole rewrite process down with it; the memory-efficient kernel takes the
 same masks.
 """
-from typing import Any, List, Optional
+from typing import Any, Optional
 
 NAME = "linkguard_grouped_sdpa"
 _registered = False
@@ -42,37 +42,24 @@ def grouped_sdpa_attention(
     query: (batch, heads, q_len, head_dim); key, value: (batch, kv_heads, kv_len, head_dim).
     RETURNS: (attention output (batch, q_len, heads, head_dim), None).
     """
-    from torch.nn.attention import sdpa_kernel
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
 
-    with sdpa_kernel(_kernels()):
-        return _attention(sdpa_attention_forward, module, query, key, value, attention_mask, dropout, scaling,
-                          is_causal, **kwargs)
-
-
-def _kernels() -> List[Any]:
-    """The SDPA kernels this module lets PyTorch choose from: all but cuDNN's (module docstring)."""
-    from torch.nn.attention import SDPBackend
-
-    return [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]
-
-
-def _attention(stock: Any, module: Any, query: Any, key: Any, value: Any, attention_mask: Optional[Any],
-               dropout: float, scaling: Optional[float], is_causal: Optional[bool], **kwargs: Any):
-    """The function's work (`stock`: transformers' SDPA attention, for all but the masked decode step)."""
-    import torch
-
-    groups = getattr(module, "num_key_value_groups", 1)
-    if groups == 1 or query.shape[2] != 1 or attention_mask is None or dropout:
-        return stock(
-            module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, is_causal=is_causal, **kwargs
-        )
-    batch, heads, _, head_dim = query.shape
-    kv_heads = key.shape[1]
-    # repeat_kv maps query head h to KV head h // groups: heads are grouped contiguously.
-    grouped = query.reshape(batch, kv_heads, groups, head_dim)
-    mask = attention_mask[:, :, -1:, : key.shape[2]]  # (batch, 1, 1, kv_len): the same row for every group
-    out = torch.nn.functional.scaled_dot_product_attention(grouped, key, value, attn_mask=mask, scale=scaling)
+    # every kernel but cuDNN's (module docstring)
+    with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]):
+        groups = getattr(module, "num_key_value_groups", 1)
+        if groups == 1 or query.shape[2] != 1 or attention_mask is None or dropout:
+            return sdpa_attention_forward(
+                module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, is_causal=is_causal,
+                **kwargs
+            )
+        batch, heads, _, head_dim = query.shape
+        kv_heads = key.shape[1]
+        # repeat_kv maps query head h to KV head h // groups: heads are grouped contiguously.
+        grouped = query.reshape(batch, kv_heads, groups, head_dim)
+        mask = attention_mask[:, :, -1:, : key.shape[2]]  # (batch, 1, 1, kv_len): the same row for every group
+        out = torch.nn.functional.scaled_dot_product_attention(grouped, key, value, attn_mask=mask, scale=scaling)
     return out.reshape(batch, heads, 1, head_dim).transpose(1, 2).contiguous(), None
 
 
