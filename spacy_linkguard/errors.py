@@ -448,6 +448,11 @@ class Errors(metaclass=ErrorsWithCodes):
     E233 = ("vocabulary_of needs an open N-gram index (with `settings` and "
             "`key_doc_freqs`), got {value!r}. Open one with "
             "spacy_linkguard.index.open_index(path).")
+    # the few-shot examples a rewrite task is given by name or path (llm/tasks/rewrite/util.py)
+    E234 = ("The few-shot examples {value!r} are neither the name of a bundled set "
+            "({names}) nor an existing file. Give one of those names, or the path of a "
+            ".yml/.json/.jsonl file of examples written like the bundled ones "
+            "(spacy_linkguard/llm/tasks/examples/).")
     E240 = ("No reply from the chat-completions endpoint {url} after {tries} tries "
             "(last: {detail}). Start the server (e.g. `vllm serve MODEL --port 8000`), "
             "check `base_url` (it ends in /v1), or raise `timeout`/`max_retries`.")

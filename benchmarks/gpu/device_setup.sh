@@ -7,7 +7,7 @@
 #   bash benchmarks/gpu/device_setup.sh add .kit/gguf/qwen.part000   # once per piece, in any order;
 #                                     # carry the piece and .kit/MANIFEST.json
 #   bash benchmarks/gpu/device_setup.sh status                       # which pieces are there
-#   bash benchmarks/gpu/device_setup.sh assemble                     # once all are: join, install, convert, check
+#   bash benchmarks/gpu/device_setup.sh assemble                     # once all are (Gemma's may wait): join, install, convert, check
 #
 # then, at the start of EVERY run call (the repo copy there is new at each call):
 #
@@ -55,6 +55,10 @@ if q == "piece":  # the entry whose path ends with the given path: "path size sh
 elif q == "pieces":  # every piece of a group (or all): "path size sha256" per line, in order
     for p in m["pieces"]:
         if not args or p["group"] == args[0]:
+            print(p["path"], p["size"], p["sha256"])
+elif q == "pieces-except":  # every piece outside a group, as "pieces"
+    for p in m["pieces"]:
+        if p["group"] != args[0]:
             print(p["path"], p["size"], p["sha256"])
 elif q == "get":  # a value: get gguf name
     v = m
@@ -109,6 +113,7 @@ cmd_gemma() {
     local gguf="$KIT_DIR/models/gemma-3-270m-q4_k_m.gguf" hf="$KIT_DIR/models/gemma-3-270m-hf"
     local rel size sum parts=()
     while read -r rel size sum; do
+        [ -f "$KIT_DIR/pieces/$rel" ] || die "Gemma piece $rel missing: add every .kit/gemma piece first"
         case "$rel" in *gemma.part*) parts+=("$rel");; esac
     done < <(manifest pieces gemma)
     mkdir -p "$KIT_DIR/models"
@@ -129,9 +134,10 @@ PYEOF
     say "Gemma 3 270M ready in $hf"
 }
 
+# status [GROUP]: the pieces there and missing (all, or all but GROUP's); fails when one is missing.
 cmd_status() {
     [ -f "$KIT_DIR/MANIFEST.json" ] || die "no $KIT_DIR/MANIFEST.json yet: add a piece first"
-    local rel size want n=0 missing=0
+    local rel size want n=0 missing=0 skip=${1:-}
     while read -r rel size want; do
         n=$((n + 1))
         if [ -f "$KIT_DIR/pieces/$rel" ] && [ "$(stat -c %s "$KIT_DIR/pieces/$rel")" = "$size" ]; then
@@ -140,8 +146,8 @@ cmd_status() {
             echo "MISSING  $rel"
             missing=$((missing + 1))
         fi
-    done < <(manifest pieces)
-    echo "$((n - missing)) of $n pieces in $KIT_DIR/pieces"
+    done < <(if [ -n "$skip" ]; then manifest pieces-except "$skip"; else manifest pieces; fi)
+    echo "$((n - missing)) of $n pieces in $KIT_DIR/pieces${skip:+ (the $skip pieces not counted)}"
     [ "$missing" = 0 ]
 }
 
@@ -165,7 +171,8 @@ join_pieces() {
 }
 
 cmd_assemble() {
-    cmd_status > /dev/null || { cmd_status | grep MISSING >&2 || true; die "pieces missing: add them first"; }
+    # the Gemma pieces are needed by `gemma` only: a lease that scores no perplexity leaves them out
+    cmd_status gemma > /dev/null || { cmd_status gemma | grep MISSING >&2 || true; die "pieces missing: add them first"; }
     local site="$KIT_DIR/site" wheels="$KIT_DIR/wheels"
     # 1. the GGUF, verified as a whole
     local gname gsha hfname dtype
@@ -280,7 +287,7 @@ EOF
 
 case "${1:-}" in
     add) shift; cmd_add "$@" ;;
-    status) cmd_status ;;
+    status) shift; cmd_status "$@" ;;
     assemble) cmd_assemble ;;
     link) cmd_link ;;
     env) cmd_env ;;

@@ -14,7 +14,7 @@ SPEED_OPTIONS = {"device", "batch_size", "cache_implementation", "attn_implement
 
 
 def load(name):
-    return Config().from_disk(CONFIGS / name, interpolate=False)["components"]["linkguard_rewrite"]
+    return Config().from_disk(CONFIGS / name)["components"]["linkguard_rewrite"]
 
 
 def test_gpu_and_cpu_variants_differ_only_in_device_and_speed_options():

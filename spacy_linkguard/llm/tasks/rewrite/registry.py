@@ -1,5 +1,6 @@
 """Registration of `linkguard.Rewrite.v1` (entry point group `thinc_llm_tasks`)."""
-from typing import Any, Callable, Iterable, Optional, Type
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Optional, Type
 
 from spacy_llm.registry import registry
 from spacy_llm.ty import ExamplesConfigType
@@ -9,7 +10,7 @@ from ...chunking import ChunkSettings
 from ...guards import GuardSettings
 from .parser import parse_responses_v1
 from .task import DEFAULT_TEMPLATE_PATH, RewriteTask, read_template
-from .util import DEFAULT_EXAMPLES_PATH, RewriteExample, read_examples, validate_examples
+from .util import DEFAULT_EXAMPLES_PATH, RewriteExample, examples_file, read_examples, validate_examples
 
 
 @registry.llm_tasks("linkguard.Rewrite.v1")
@@ -63,17 +64,23 @@ def build_task(task_cls: Type[Any], example_type: Type[Any], template: Optional[
                examples: ExamplesConfigType, examples_path: Any, parse_responses: Callable[..., Iterable[Any]], *,
                placeholder: str, field: str, spans_key: str, sentences_per_chunk: int, max_chunk_chars: int,
                min_length_ratio: float, max_length_ratio: float, min_similarity: float, max_added_words: int,
-               reject_new_details: bool, reject_redaction: bool = True, **extra: Any) -> Any:
+               reject_new_details: bool, reject_redaction: bool = True,
+               bundled_examples: Optional[Mapping[str, Path]] = None, **extra: Any) -> Any:
     """One rewrite task from its registered arguments (every rewrite task form
     shares them): bundled template and examples when none are given, examples
     validated, chunking and guard settings built; `extra` goes to the task's
     own arguments (`generalize_template` of linkguard.RewriteSentences.v1).
+    `examples` given as a string names one of `bundled_examples` (name -> file)
+    or a file of examples.
 
-    RAISES: LinkguardError E204 (invalid example), E206 (missing file), E207 (bad size).
+    RAISES: LinkguardError E204 (invalid example), E206 (missing file), E207
+    (bad size), E234 (examples neither a bundled set nor a file).
     """
     raw = examples() if callable(examples) else examples
     if raw is None:
         raw = read_examples(examples_path)
+    elif isinstance(raw, (str, Path)):
+        raw = read_examples(examples_file(raw, bundled_examples or {}))
     return task_cls(
         template=template if template is not None else read_template(template_path),
         prompt_examples=validate_examples(raw, example_type),

@@ -1,6 +1,6 @@
 """Few-shot examples of the rewrite task: a pydantic model and the bundled file."""
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
 
 from pydantic import ValidationError, field_validator, model_validator
 from spacy.training import Example
@@ -94,3 +94,18 @@ def read_examples(path=DEFAULT_EXAMPLES_PATH) -> List[Dict[str, Any]]:
     if not path.is_file():
         raise LinkguardError(Errors.E206.format(kind="few-shot examples", path=path))
     return list(fewshot_reader(path)())
+
+
+def examples_file(value: Union[str, Path], bundled: Mapping[str, Path]) -> Path:
+    """The file of few-shot examples that `value` names: the name of one of the
+    task's bundled sets (`bundled`: name -> file) or the path of a file.
+
+    RAISES: LinkguardError E234 when it is neither.
+    """
+    if str(value) in bundled:
+        return bundled[str(value)]
+    path = Path(value)
+    if path.is_file():
+        return path
+    names = ", ".join(repr(name) for name in sorted(bundled)) or "this task has none"
+    raise LinkguardError(Errors.E234.format(value=str(value), names=names))

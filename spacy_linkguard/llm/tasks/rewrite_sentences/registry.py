@@ -1,5 +1,5 @@
 """Registration of `linkguard.RewriteSentences.v1` (entry point group `thinc_llm_tasks`)."""
-from typing import Any, Callable, Iterable, Optional, Type
+from typing import Any, Callable, Iterable, Optional, Type, Union
 
 from spacy_llm.registry import registry
 from spacy_llm.ty import ExamplesConfigType
@@ -9,14 +9,14 @@ from ..rewrite.registry import build_task
 from ..rewrite.task import read_template
 from .parser import parse_responses_sentences_v1
 from .task import DEFAULT_GENERALIZE_TEMPLATE_PATH, DEFAULT_TEMPLATE_PATH, RewriteSentencesTask
-from .util import DEFAULT_EXAMPLES_PATH, RewriteSentencesExample
+from .util import BUNDLED_EXAMPLES, DEFAULT_EXAMPLES_PATH, RewriteSentencesExample
 
 
 @registry.llm_tasks("linkguard.RewriteSentences.v1")
 def make_rewrite_sentences_task(
     template: Optional[str] = None,
     generalize_template: Optional[str] = None,
-    examples: ExamplesConfigType = None,
+    examples: Union[str, ExamplesConfigType] = None,
     parse_responses: Optional[Callable[..., Iterable[Any]]] = None,
     prompt_example_type: Optional[Type[RewriteSentencesExample]] = None,
     placeholder: str = DEFAULT_PLACEHOLDER,
@@ -40,14 +40,21 @@ def make_rewrite_sentences_task(
         `templates/rewrite_sentences.v1.jinja`.
     generalize_template (Optional[str]): The prompt of the last round (a more
         general sentence); None: `templates/rewrite_sentences_generalize.v1.jinja`.
-    examples: None: the bundled `examples/rewrite_sentences.v1.yml`; []: zero-shot.
+    examples: Few-shot examples: a bundled set by name, "echr" (sentences of
+        judgments, `examples/rewrite_sentences.v1.yml`) or "wiki" (sentences
+        of biographies, `examples/rewrite_sentences.wiki.v1.yml`); the path of
+        a .yml/.json/.jsonl file of your own; `spacy.FewShotReader.v1`; a list
+        of dicts; None: "echr"; []: zero-shot. The model takes on the register
+        of its examples (judgment examples put "the applicant" into
+        biographies), so give examples of the documents' own kind.
     min_similarity (float): Lower than the other forms' 0.5: a sentence that
         holds several phrases may have to change more of its words.
     fact_guard (bool): Reject a reply that drops, changes or invents a number,
         ordinal, number word, negation or legal reference (`llm/facts.py`).
     Other arguments as `linkguard.Rewrite.v1`.
     RETURNS (RewriteSentencesTask).
-    RAISES: LinkguardError E204 (invalid example), E206 (missing file), E207 (bad size).
+    RAISES: LinkguardError E204 (invalid example), E206 (missing file), E207 (bad size),
+        E234 (examples neither a bundled set nor a file).
     """
     return build_task(
         RewriteSentencesTask, prompt_example_type or RewriteSentencesExample, template, DEFAULT_TEMPLATE_PATH,
@@ -57,5 +64,5 @@ def make_rewrite_sentences_task(
         max_added_words=max_added_words, reject_new_details=reject_new_details, reject_redaction=reject_redaction,
         generalize_template=(generalize_template if generalize_template is not None
                              else read_template(DEFAULT_GENERALIZE_TEMPLATE_PATH)),
-        fact_guard=fact_guard,
+        fact_guard=fact_guard, bundled_examples=BUNDLED_EXAMPLES,
     )

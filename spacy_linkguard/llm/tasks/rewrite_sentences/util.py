@@ -9,6 +9,14 @@ from ..rewrite.util import check_replaced
 
 EXAMPLES_DIR = Path(__file__).parent.parent / "examples"
 DEFAULT_EXAMPLES_PATH = EXAMPLES_DIR / "rewrite_sentences.v1.yml"
+# The bundled sets, by the name of the corpus they were written for (`examples =
+# "wiki"` in the task config): sentences of judgments, sentences of biographies.
+# The model copies the register of its examples, so they should be of the
+# documents' own kind; for other documents write a file like these.
+BUNDLED_EXAMPLES = {
+    "echr": DEFAULT_EXAMPLES_PATH,
+    "wiki": EXAMPLES_DIR / "rewrite_sentences.wiki.v1.yml",
+}
 
 
 class RewriteSentencesExample(FewshotExample):
