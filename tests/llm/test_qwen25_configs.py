@@ -39,3 +39,12 @@ def test_the_task_sections_resolve():
     assert isinstance(task, RewriteSentencesTask) and task.chunking.sentences_per_chunk == 1
     spans = registry.resolve({"t": load("rewrite_qwen25_1p5b_spans.cfg")["task"]})["t"]
     assert isinstance(spans, RewriteSpansTask) and spans.chunking.sentences_per_chunk == 3
+
+
+def test_the_qwen3_sentence_config_is_this_design_with_the_products_model():
+    qwen3, qwen25 = load("rewrite_qwen3_sentences.cfg"), load("rewrite_qwen25_1p5b.cfg")
+    assert qwen3["rewriter"]["model"]["name"] == "Qwen/Qwen3-4B-Instruct-2507"
+    assert qwen3["rewriter"]["model"]["local_files_only"] is True  # never downloaded at run time
+    without_name = lambda sec: {**sec, "rewriter": {**sec["rewriter"], "model": {  # noqa: E731
+        k: v for k, v in sec["rewriter"]["model"].items() if k != "name"}}}
+    assert without_name(qwen3) == without_name(qwen25)

@@ -12,7 +12,8 @@ from spacy_linkguard.llm.tasks.rewrite_sentences.registry import make_rewrite_se
 from spacy_linkguard.llm.tasks.rewrite_sentences.util import BUNDLED_EXAMPLES, DEFAULT_EXAMPLES_PATH
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
-SENTENCE_CONFIGS = ["rewrite_qwen25_1p5b.cfg", "rewrite_qwen25_1p5b_cpu.cfg", "rewrite_qwen25_1p5b_llamacpp.cfg"]
+SENTENCE_CONFIGS = ["rewrite_qwen25_1p5b.cfg", "rewrite_qwen25_1p5b_cpu.cfg", "rewrite_qwen25_1p5b_llamacpp.cfg",
+                    "rewrite_qwen3_sentences.cfg"]
 COURT_WORDS = ("applicant", "court", "judgment", "convention", "government")
 
 
