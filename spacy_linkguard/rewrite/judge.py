@@ -72,6 +72,15 @@ class EditJudge:
             known = self._known[chunk.doc_index] = lambda text: unknown_words(text, vocab, self.settings.placeholder)
         return known(edited)
 
+    def doc_share(self, keys: Sequence[str]) -> List[float]:
+        """The share of the collection's documents holding each token key
+        (0.0 each without an index): how common a word is, which the sentence
+        task's `words_to_change` weighs words by (`llm/pivots.py`)."""
+        if self.index is None or not keys:
+            return [0.0] * len(keys)
+        n = max(1, int(self.index.n_docs))
+        return [int(df) / n for df in self.index.key_doc_freqs(list(keys))]
+
     def linking_phrases(self, chunk: Chunk) -> List[str]:
         """Every minimal rare N-gram of the chunk that links under its
         document's verdict (arity 1; reported or not, overlapping ones too),

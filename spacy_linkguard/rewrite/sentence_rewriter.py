@@ -93,7 +93,8 @@ class SentenceRewriter(LLMRewriter):
             only the task's review and the banned phrases filter.
         """
         settings = getattr(judge, "settings", None) or NgramSettings(placeholder=self.placeholder)
-        prompts = [self.task.render(c) for c in chunks]
+        doc_share = getattr(judge, "doc_share", None)
+        prompts = [self._render(c, doc_share) for c in chunks]
         outcomes = [ChunkOutcome(c, prompt=p) for c, p in zip(chunks, prompts)]
         banned = self._banned(chunks, judge)
         rounds = [False] * (self.max_retries + 1) + ([True] if self.generalize else [])
@@ -128,6 +129,13 @@ class SentenceRewriter(LLMRewriter):
                     o.cost = (0, -score)  # passed the index: no span left, no new linking N-gram
             pending = [j for j in pending if j not in survivors]
         return outcomes
+
+    def _render(self, chunk: Chunk, doc_share: Any) -> str:
+        """The first rounds' prompt; the task's `words_to_change` weighs words
+        by the judge's collection frequencies (`doc_share`) where it has them."""
+        if doc_share is not None and getattr(self.task, "words_to_change", False):
+            return self.task.render(chunk, doc_share=doc_share)
+        return self.task.render(chunk)
 
     def _anchor(self, chunk: Chunk) -> str:
         """The sentence candidates are ranked against (`rank_against`)."""

@@ -19,9 +19,10 @@ def input_of(prompt: str) -> dict:
 
 
 def sentence_of(prompt: str) -> Tuple[str, List[str]]:
-    """The (sentence, phrases) a prompt of linkguard.RewriteSentences.v1 asks to rewrite."""
+    """The (sentence, phrases) a prompt of linkguard.RewriteSentences.v1 asks to
+    rewrite; with `words_to_change`, (sentence, the words to change)."""
     obj = input_of(prompt)
-    return obj["sentence"], obj["phrases"]
+    return obj["sentence"], obj["phrases"] if "phrases" in obj else obj["change"]
 
 
 def answer(sentence: str) -> str:

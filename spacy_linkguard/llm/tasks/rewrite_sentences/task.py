@@ -14,6 +14,13 @@ fact guard (`llm/facts.py`: numbers, ordinals, number words, negations and
 legal references outside the flagged phrases survive; inside them a number may
 only be generalized). When no candidate of a sentence passes, the rewriter asks
 once more with `render(chunk, generalize=True)`: a more general sentence.
+
+With `words_to_change`, the prompt names words instead of phrases: the fewest
+words of the sentence that hold a token of every flagged phrase
+(`llm/pivots.py`), and the model changes those and keeps the rest. At k = 2 a
+judgment's flagged phrases cover most of a sentence; told to avoid them all,
+the model writes a new sentence, and says something else. The phrases stay
+banned while decoding and checked afterwards, as in the phrase form.
 """
 import dataclasses
 from typing import Any, List, Optional, Sequence, Tuple
@@ -24,12 +31,14 @@ from ....errors import Errors, LinkguardError
 from ....ngrams import NgramSettings, text_segments
 from ...chunking import Chunk
 from ...guards import check_edit, instruction_ngrams
+from ...pivots import DocShare, words_to_change
 from ..rewrite.task import TEMPLATES_DIR, RewriteTask, _dumps
 from ..rewrite.util import EXAMPLES_PLACEHOLDER
 from .parser import REPLY_FIELD
 
 DEFAULT_TEMPLATE_PATH = TEMPLATES_DIR / "rewrite_sentences.v1.jinja"
 DEFAULT_GENERALIZE_TEMPLATE_PATH = TEMPLATES_DIR / "rewrite_sentences_generalize.v1.jinja"
+DEFAULT_WORDS_TEMPLATE_PATH = TEMPLATES_DIR / "rewrite_words.v1.jinja"
 
 
 class RewriteSentencesTask(RewriteTask):
@@ -39,13 +48,18 @@ class RewriteSentencesTask(RewriteTask):
         more general sentence.
     fact_guard (bool): Reject a candidate that drops, changes or invents a
         fact (`facts.check_facts`).
+    words_to_change (bool): The prompt names the words to change
+        (`pivots.words_to_change`, input key "change") instead of the phrases;
+        the template must be one for that form (`rewrite_words.v1.jinja`).
     Other arguments: `RewriteTask`'s (chunking: one sentence a chunk).
     """
 
-    def __init__(self, *, generalize_template: str, fact_guard: bool = True, **kwargs: Any) -> None:
+    def __init__(self, *, generalize_template: str, fact_guard: bool = True, words_to_change: bool = False,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._generalize_template = generalize_template
         self._fact_guard = bool(fact_guard)
+        self._words_to_change = bool(words_to_change)
 
     # --- the loop's API (plain text) ------------------------------------
     def chunks(self, text: str, spans: Any, doc_index: int = 0) -> List[Chunk]:
@@ -59,28 +73,37 @@ class RewriteSentencesTask(RewriteTask):
             out.append(dataclasses.replace(c, context=(before, after)))
         return out
 
-    def render(self, chunk: Chunk, *, generalize: bool = False) -> str:
+    def render(self, chunk: Chunk, *, generalize: bool = False, doc_share: Optional[DocShare] = None) -> str:
         """The prompt for one flagged sentence; `generalize`: the last round's,
-        which asks for a more general sentence.
+        which asks for a more general sentence (it names the phrases in both
+        forms: the words were changed in vain).
 
+        doc_share: token keys -> share of the collection's documents holding
+            each, which `words_to_change` weighs words by (None: all alike).
         RAISES: LinkguardError E205 when the template cannot be rendered.
         """
+        words = self._words_to_change and not generalize
         template = self._generalize_obj() if generalize else self._template_obj()
         before, after = chunk.context
         ph = self._placeholder
-        examples = [
-            {
-                "input_json": _input_json(eg.sentence.replace(EXAMPLES_PLACEHOLDER, ph),
-                                          eg.before.replace(EXAMPLES_PLACEHOLDER, ph),
-                                          eg.after.replace(EXAMPLES_PLACEHOLDER, ph), eg.phrases),
+        settings = NgramSettings(placeholder=ph)
+        examples = []
+        for eg in self._prompt_examples:
+            sentence = eg.sentence.replace(EXAMPLES_PLACEHOLDER, ph)
+            change = None
+            if words:
+                change = list(eg.change) or words_to_change(sentence, _offsets(sentence, eg.phrases), settings)
+            examples.append({
+                "input_json": _input_json(sentence, eg.before.replace(EXAMPLES_PLACEHOLDER, ph),
+                                          eg.after.replace(EXAMPLES_PLACEHOLDER, ph), eg.phrases, change=change),
                 "output_json": _dumps({REPLY_FIELD: eg.rewritten.replace(EXAMPLES_PLACEHOLDER, ph)}),
-            }
-            for eg in self._prompt_examples
-        ]
+            })
+        change = words_to_change(chunk.text, chunk.span_offsets, settings, doc_share) if words else None
         try:
             return template.render(
-                input_json=_input_json(chunk.text, before, after, self.banned(chunk)), sentence=chunk.text,
-                before=before, after=after, phrases=self.banned(chunk), placeholder=ph, prompt_examples=examples,
+                input_json=_input_json(chunk.text, before, after, self.banned(chunk), change=change),
+                sentence=chunk.text, before=before, after=after, phrases=self.banned(chunk), change=change or [],
+                placeholder=ph, prompt_examples=examples,
             ).strip()
         except jinja2.TemplateError as e:
             raise LinkguardError(Errors.E205.format(detail=e)) from None
@@ -113,8 +136,13 @@ class RewriteSentencesTask(RewriteTask):
         return (edited, None) if reason is None else (None, reason)
 
     @property
+    def words_to_change(self) -> bool:
+        """Whether the prompt names words to change instead of phrases."""
+        return self._words_to_change
+
+    @property
     def _cfg_keys(self) -> List[str]:
-        return ["_template", "_generalize_template", "_placeholder", "_field", "_spans_key"]
+        return ["_template", "_generalize_template", "_placeholder", "_field", "_spans_key", "_words_to_change"]
 
     def _generalize_obj(self) -> jinja2.Template:
         return self._compile(self._generalize_template)
@@ -132,17 +160,34 @@ def _inside(small: Tuple[str, ...], big: Tuple[str, ...]) -> bool:
     return 0 < n <= len(big) and any(big[i : i + n] == small for i in range(len(big) - n + 1))
 
 
-def _input_json(sentence: str, before: str, after: str, phrases: Sequence[str]) -> str:
+def _input_json(sentence: str, before: str, after: str, phrases: Sequence[str],
+                change: Optional[Sequence[str]] = None) -> str:
     """The prompt's input object: JSON-encoded, so that document text cannot
-    close it and pose as instructions; the sentence and its phrases first, the
-    context last (a small model otherwise starts copying the context); empty
-    context left out."""
-    obj: dict = {"sentence": sentence, "phrases": list(phrases)}
+    close it and pose as instructions; the sentence and its phrases (or, given
+    `change`, the words to change instead) first, the context last (a small
+    model otherwise starts copying the context); empty context left out."""
+    obj: dict = {"sentence": sentence}
+    if change is None:
+        obj["phrases"] = list(phrases)
+    else:
+        obj["change"] = list(change)
     if before:
         obj["before"] = before
     if after:
         obj["after"] = after
     return _dumps(obj)
+
+
+def _offsets(sentence: str, phrases: Sequence[str]) -> List[Tuple[int, int]]:
+    """Where each phrase of an example first occurs in its sentence (case-folded;
+    validated examples hold every phrase)."""
+    folded = sentence.casefold()
+    out = []
+    for p in phrases:
+        i = folded.find(p.casefold())
+        if i >= 0:
+            out.append((i, i + len(p)))
+    return out
 
 
 def _same_paragraph(text: str, a: Chunk, b: Chunk) -> bool:
