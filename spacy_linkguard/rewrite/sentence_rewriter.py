@@ -6,7 +6,8 @@ sentence's flagged phrases banned while decoding where the model can
 (`HFChatModel`; other backends are checked after generation). Each candidate
 is filtered, in order, by:
 
-1. the task's review: the guards of every task and the fact guard;
+1. the task's review: the guards of every task, the fact guard and, in the
+   task's words form, the words guard (every word not named kept);
 2. the banned phrases, token-wise (SPEC.md's "still occurs"): `banned_phrase`.
    A sentence's banned phrases are its flagged spans and every minimal
    linking N-gram (arity 1) of the flagged sentences of its document,
@@ -94,7 +95,8 @@ class SentenceRewriter(LLMRewriter):
         """
         settings = getattr(judge, "settings", None) or NgramSettings(placeholder=self.placeholder)
         doc_share = getattr(judge, "doc_share", None)
-        prompts = [self._render(c, doc_share) for c in chunks]
+        changes = [self._words_for(c, doc_share) for c in chunks]
+        prompts = [self.task.render(c) if w is None else self.task.render(c, change=w) for c, w in zip(chunks, changes)]
         outcomes = [ChunkOutcome(c, prompt=p) for c, p in zip(chunks, prompts)]
         banned = self._banned(chunks, judge)
         rounds = [False] * (self.max_retries + 1) + ([True] if self.generalize else [])
@@ -105,6 +107,7 @@ class SentenceRewriter(LLMRewriter):
             if generalize:
                 for j in pending:
                     prompts[j] = self.task.render(chunks[j], generalize=True)
+                    changes[j] = None
             asked = [j for j in pending for _ in range(self.n_candidates)]
             gens = self.complete([prompts[j] for j in asked], banned=[banned[j] for j in asked], settings=settings)
             survivors: Dict[int, List[Tuple[str, str]]] = {}
@@ -112,7 +115,7 @@ class SentenceRewriter(LLMRewriter):
                 o = outcomes[j]
                 o.calls += 1
                 o.tokens.append([gen.prompt_tokens, gen.completion_tokens])
-                edited, reason = self._filter(chunks[j], prompts[j], gen, banned[j], settings, judge)
+                edited, reason = self._filter(chunks[j], prompts[j], gen, banned[j], settings, judge, changes[j])
                 if edited is None:
                     o.rejected[reason] = o.rejected.get(reason, 0) + 1  # type: ignore[index]
                 elif edited not in [e for e, _ in survivors.get(j, [])]:
@@ -130,12 +133,12 @@ class SentenceRewriter(LLMRewriter):
             pending = [j for j in pending if j not in survivors]
         return outcomes
 
-    def _render(self, chunk: Chunk, doc_share: Any) -> str:
-        """The first rounds' prompt; the task's `words_to_change` weighs words
-        by the judge's collection frequencies (`doc_share`) where it has them."""
-        if doc_share is not None and getattr(self.task, "words_to_change", False):
-            return self.task.render(chunk, doc_share=doc_share)
-        return self.task.render(chunk)
+    def _words_for(self, chunk: Chunk, doc_share: Any) -> Optional[List[str]]:
+        """The words the task's words form names for `chunk`, weighed by the
+        judge's collection frequencies (`doc_share`) where it has them; None
+        in the phrase form."""
+        words_for = getattr(self.task, "words_for", None)
+        return None if words_for is None else words_for(chunk, doc_share)
 
     def _anchor(self, chunk: Chunk) -> str:
         """The sentence candidates are ranked against (`rank_against`)."""
@@ -159,12 +162,16 @@ class SentenceRewriter(LLMRewriter):
         return [mine + [p for p in by_doc[c.doc_index] if p not in mine] for c, mine in zip(chunks, own)]
 
     def _filter(self, chunk: Chunk, prompt: str, gen: Generation, banned: List[str], settings: NgramSettings,
-                judge: Optional[Any]) -> Tuple[Optional[str], Optional[str]]:
-        """(candidate, None) when it passes every filter, else (None, reason)."""
+                judge: Optional[Any], change: Optional[List[str]] = None) -> Tuple[Optional[str], Optional[str]]:
+        """(candidate, None) when it passes every filter, else (None, reason);
+        `change`: the words the prompt named (the words form's words guard)."""
         failed = getattr(gen, "failed", None)
         if failed:
             return None, str(failed)
-        edited, reason = self.task.review(chunk, prompt, gen.text)
+        if change is None:
+            edited, reason = self.task.review(chunk, prompt, gen.text)
+        else:
+            edited, reason = self.task.review(chunk, prompt, gen.text, change=change)
         if edited is None:
             return None, reason
         if occurs_any(banned, edited, settings):

@@ -123,3 +123,40 @@ def test_a_word_to_change_that_is_not_in_the_sentence_is_e204(tmp_path):
                     '  rewritten: "He was kept at the station."\n', encoding="utf8")
     task = make_rewrite_sentences_task(words_to_change=True, examples=str(path))
     assert '"change": ["station"]' in task.render(chunk_for(SENTENCE, "was particularly depraved"))
+
+
+def test_the_words_guard_keeps_every_word_not_named_nor_next_to_one():
+    from spacy_linkguard.llm.words_guard import dropped_words, words_to_keep
+
+    assert words_to_keep(SENTENCE, ["depraved"]) == ["commission", "considered", "applicant"]
+    assert words_to_keep("On [REDACTED] the applicant left.", ["left"]) == []  # placeholder, near, function words
+    near = "The commission also considered that the applicant was especially wicked."
+    far = "A board also considered that the applicant was particularly wicked."
+    assert dropped_words(SENTENCE, ["depraved"], near) == []
+    assert dropped_words(SENTENCE, ["depraved"], far) == ["commission"]
+    assert dropped_words(SENTENCE, ["depraved"], far.replace("board", "Commission")) == []  # case-folded
+
+
+def test_the_rewriter_rejects_a_candidate_that_rewrote_words_it_was_not_told_to():
+    from spacy_linkguard.llm.guards import OTHER_WORDS_CHANGED
+
+    rewritten = "The commission also judged that the applicant was particularly wicked."  # changed what was named
+    whole = "A body likewise found that he was particularly wicked."  # rewrites unasked
+
+    def rule(s, words, prompt, attempt):
+        if "MORE GENERAL" in prompt:
+            return whole
+        return [whole, rewritten][attempt]
+
+    task = make_rewrite_sentences_task(words_to_change=True, examples=[])
+    chunk = chunk_for(SENTENCE, "commission also considered", "particularly depraved")
+    assert task.words_for(chunk) == ["considered", "depraved"]
+    model = CannedSentenceModel(rule)
+    rw = SentenceRewriter(task, model, n_candidates=2, max_retries=0, ranker=CandidateRanker(None, model))
+    (out,) = rw.rewrite_chunks([chunk])
+    assert out.edited == rewritten and out.rejected == {OTHER_WORDS_CHANGED: 1}
+    # the generalizing round asks for other words: the words guard does not apply there
+    model = CannedSentenceModel(lambda s, w, prompt, a: whole)
+    rw = SentenceRewriter(task, model, n_candidates=1, max_retries=0, ranker=CandidateRanker(None, model))
+    (out,) = rw.rewrite_chunks([chunk])
+    assert out.edited == whole and out.rejected == {OTHER_WORDS_CHANGED: 1} and "MORE GENERAL" in out.prompt

@@ -20,7 +20,9 @@ words of the sentence that hold a token of every flagged phrase
 (`llm/pivots.py`), and the model changes those and keeps the rest. At k = 2 a
 judgment's flagged phrases cover most of a sentence; told to avoid them all,
 the model writes a new sentence, and says something else. The phrases stay
-banned while decoding and checked afterwards, as in the phrase form.
+banned while decoding and checked afterwards, as in the phrase form, and a
+candidate that changed other words than those named and their neighbours is
+rejected (`words_guard.py`, ``other_words_changed``).
 """
 import dataclasses
 from typing import Any, List, Optional, Sequence, Tuple
@@ -30,8 +32,9 @@ import jinja2
 from ....errors import Errors, LinkguardError
 from ....ngrams import NgramSettings, text_segments
 from ...chunking import Chunk
-from ...guards import check_edit, instruction_ngrams
+from ...guards import OTHER_WORDS_CHANGED, check_edit, instruction_ngrams
 from ...pivots import DocShare, words_to_change
+from ...words_guard import dropped_words
 from ..rewrite.task import TEMPLATES_DIR, RewriteTask, _dumps
 from ..rewrite.util import EXAMPLES_PLACEHOLDER
 from .parser import REPLY_FIELD
@@ -73,13 +76,23 @@ class RewriteSentencesTask(RewriteTask):
             out.append(dataclasses.replace(c, context=(before, after)))
         return out
 
-    def render(self, chunk: Chunk, *, generalize: bool = False, doc_share: Optional[DocShare] = None) -> str:
+    def words_for(self, chunk: Chunk, doc_share: Optional[DocShare] = None) -> Optional[List[str]]:
+        """The words the prompt names for `chunk` (`pivots.words_to_change`),
+        or None in the phrase form.
+
+        doc_share: token keys -> share of the collection's documents holding
+            each, which the choice weighs words by (None: all alike).
+        """
+        if not self._words_to_change:
+            return None
+        return words_to_change(chunk.text, chunk.span_offsets, NgramSettings(placeholder=self._placeholder), doc_share)
+
+    def render(self, chunk: Chunk, *, generalize: bool = False, change: Optional[Sequence[str]] = None) -> str:
         """The prompt for one flagged sentence; `generalize`: the last round's,
         which asks for a more general sentence (it names the phrases in both
         forms: the words were changed in vain).
 
-        doc_share: token keys -> share of the collection's documents holding
-            each, which `words_to_change` weighs words by (None: all alike).
+        change: in the words form, the words to name (default: `words_for(chunk)`).
         RAISES: LinkguardError E205 when the template cannot be rendered.
         """
         words = self._words_to_change and not generalize
@@ -90,15 +103,18 @@ class RewriteSentencesTask(RewriteTask):
         examples = []
         for eg in self._prompt_examples:
             sentence = eg.sentence.replace(EXAMPLES_PLACEHOLDER, ph)
-            change = None
+            eg_change = None
             if words:
-                change = list(eg.change) or words_to_change(sentence, _offsets(sentence, eg.phrases), settings)
+                eg_change = list(eg.change) or words_to_change(sentence, _offsets(sentence, eg.phrases), settings)
             examples.append({
                 "input_json": _input_json(sentence, eg.before.replace(EXAMPLES_PLACEHOLDER, ph),
-                                          eg.after.replace(EXAMPLES_PLACEHOLDER, ph), eg.phrases, change=change),
+                                          eg.after.replace(EXAMPLES_PLACEHOLDER, ph), eg.phrases, change=eg_change),
                 "output_json": _dumps({REPLY_FIELD: eg.rewritten.replace(EXAMPLES_PLACEHOLDER, ph)}),
             })
-        change = words_to_change(chunk.text, chunk.span_offsets, settings, doc_share) if words else None
+        if words and change is None:
+            change = self.words_for(chunk)
+        if not words:
+            change = None
         try:
             return template.render(
                 input_json=_input_json(chunk.text, before, after, self.banned(chunk), change=change),
@@ -121,8 +137,11 @@ class RewriteSentencesTask(RewriteTask):
         parsed = list(self._parse_responses(self, [[None]], [[reply]]))  # type: ignore[list-item]
         return list(parsed[0])[0] if parsed else None
 
-    def review(self, chunk: Chunk, prompt: str, reply: Any) -> Tuple[Optional[str], Optional[str]]:
-        """Parse a reply and check it with the guards and the fact guard.
+    def review(self, chunk: Chunk, prompt: str, reply: Any,
+               change: Optional[Sequence[str]] = None) -> Tuple[Optional[str], Optional[str]]:
+        """Parse a reply and check it with the guards and the fact guard; given
+        `change` (the words the prompt named), also with the words guard
+        (`words_guard.py`: every other word of the sentence kept).
 
         RETURNS (Tuple[Optional[str], Optional[str]]): (sentence, None) when
             accepted, (None, reason) when rejected (see `guards.REASONS`).
@@ -133,6 +152,8 @@ class RewriteSentencesTask(RewriteTask):
                             placeholder=self._placeholder)
         if reason is None and self._fact_guard:
             reason = _fact_reason(chunk, edited)  # type: ignore[arg-type]
+        if reason is None and change is not None and dropped_words(chunk.text, change, edited, self._placeholder):
+            reason = OTHER_WORDS_CHANGED
         return (edited, None) if reason is None else (None, reason)
 
     @property
