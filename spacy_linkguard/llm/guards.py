@@ -26,15 +26,16 @@ ECHO = "echo"
 NO_CHANGE = "no_change"
 INVENTED = "invented"
 REDACTED = "redacted"
-# of a regenerated sentence (fact_guard.py, vocabulary_guard.py)
+# of a regenerated sentence (fact_guard.py, vocabulary_guard.py, polarity_guard.py)
 FACT_DROPPED = "fact_dropped"
 FACT_INVENTED = "fact_invented"
 NEGATION_CHANGED = "negation_changed"
 UNKNOWN_WORD = "unknown_word"
+POLARITY_CHANGED = "polarity_changed"
 # of a sentence of the words form (words_guard.py): a word it was not told to change is gone
 OTHER_WORDS_CHANGED = "other_words_changed"
 REASONS = (NO_JSON, EMPTY, LENGTH, DISSIMILAR, DUPLICATION, ADDITION, ECHO, NO_CHANGE, INVENTED, REDACTED,
-           FACT_DROPPED, FACT_INVENTED, NEGATION_CHANGED, UNKNOWN_WORD, OTHER_WORDS_CHANGED)
+           FACT_DROPPED, FACT_INVENTED, NEGATION_CHANGED, UNKNOWN_WORD, POLARITY_CHANGED, OTHER_WORDS_CHANGED)
 
 _CASED_RE = re.compile(r"\w+|[.!?]", re.UNICODE)
 _TITLES = {"mr", "mrs", "ms", "miss", "dr", "prof", "judge", "sir", "lady", "lord", "mme", "mlle", "herr", "frau"}

@@ -46,3 +46,26 @@ def test_the_script_prints_the_seeded_draw(tmp_path):
     assert run.stdout.splitlines()[0] == "changed paragraphs 10; drawn 3 with random.Random(7).sample"
     assert [line[len("OUT: "):] for line in run.stdout.splitlines() if line.startswith("OUT: ")] == [d[2] for d in drawn]
     assert [line.split()[2] for line in run.stdout.splitlines() if line.startswith("### ")] == [d[0] for d in drawn]
+
+
+def test_the_paired_draw_shows_every_rows_output_under_a_shuffled_label_and_the_key(tmp_path, capsys):
+    records = [{"id": str(i), "text": INPUT} for i in range(4)]
+    write(tmp_path / "q.jsonl", records)
+    other = OUTPUT.replace("close to the sea", "by the sea")
+    write(tmp_path / "one.jsonl", [{"id": r["id"], "text": OUTPUT} for r in records])
+    write(tmp_path / "two.jsonl", [{"id": r["id"], "text": other} for r in records[:3]])  # one document fewer
+    read_sample.paired(tmp_path / "q.jsonl", [tmp_path / "one.jsonl", tmp_path / "two.jsonl"], 5, 3)
+    out = capsys.readouterr().out.splitlines()
+    # paragraphs changed in both rows: two of each of the three documents both hold
+    assert out[0].startswith("paragraphs changed in all 2 rows 6; drawn 5")
+    items = [i for i, line in enumerate(out) if line.startswith("### ") and line != "### key"]
+    keys = out[out.index("### key") + 1:]
+    assert len(items) == len(keys) == 5
+    for i, key in zip(items, keys):
+        labels = dict(part.split("=") for part in key.split(": ", 1)[1].split())
+        assert sorted(labels.values()) == ["one.jsonl", "two.jsonl"]
+        shown = {out[i + 2][0]: out[i + 2][3:], out[i + 3][0]: out[i + 3][3:]}
+        inp = out[i + 1][len("IN : "):]
+        for label, name in labels.items():
+            want = {a: b for a, b in zip(INPUT.split("\n\n"), (OUTPUT if name == "one.jsonl" else other).split("\n\n"))}
+            assert shown[label] == want[inp]

@@ -12,7 +12,8 @@ like every reply. A reply is then reviewed by the guards of every task
 (length, similarity, echo, invented names and numbers, redaction) and by the
 fact guard (`llm/facts.py`: numbers, ordinals, number words, negations and
 legal references outside the flagged phrases survive; inside them a number may
-only be generalized). When no candidate of a sentence passes, the rewriter asks
+only be generalized) with the polarity guard (`llm/polarity_guard.py`: no word
+turned into its opposite, "inadmissible" -> "admissible"). When no candidate of a sentence passes, the rewriter asks
 once more with `render(chunk, generalize=True)`: a more general sentence.
 
 With `words_to_change`, the prompt names words instead of phrases: the fewest
@@ -32,7 +33,7 @@ import jinja2
 from ....errors import Errors, LinkguardError
 from ....ngrams import NgramSettings, text_segments
 from ...chunking import Chunk
-from ...guards import OTHER_WORDS_CHANGED, check_edit, instruction_ngrams
+from ...guards import OTHER_WORDS_CHANGED, POLARITY_CHANGED, check_edit, instruction_ngrams
 from ...pivots import DocShare, words_to_change
 from ...words_guard import dropped_words
 from ..rewrite.task import TEMPLATES_DIR, RewriteTask, _dumps
@@ -50,7 +51,8 @@ class RewriteSentencesTask(RewriteTask):
     generalize_template (str): The prompt of the last round, which asks for a
         more general sentence.
     fact_guard (bool): Reject a candidate that drops, changes or invents a
-        fact (`facts.check_facts`).
+        fact (`facts.check_facts`) or turns a word into its opposite
+        (`polarity_guard.polarity_flips`).
     words_to_change (bool): The prompt names the words to change
         (`pivots.words_to_change`, input key "change") instead of the phrases;
         the template must be one for that form (`rewrite_words.v1.jinja`).
@@ -170,9 +172,14 @@ class RewriteSentencesTask(RewriteTask):
 
 
 def _fact_reason(chunk: Chunk, edited: str) -> Optional[str]:
+    """The fact guard's verdict, then the polarity guard's (a word turned into its opposite)."""
     from ...fact_guard import check_facts
+    from ...polarity_guard import polarity_flips
 
-    return check_facts(chunk.text, edited, chunk.span_offsets)
+    reason = check_facts(chunk.text, edited, chunk.span_offsets)
+    if reason is None and polarity_flips(chunk.text, edited):
+        reason = POLARITY_CHANGED
+    return reason
 
 
 def _inside(small: Tuple[str, ...], big: Tuple[str, ...]) -> bool:
