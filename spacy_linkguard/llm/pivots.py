@@ -5,7 +5,7 @@ is written differently. So a sentence need not be rewritten as a whole: it is
 enough to change one word of every flagged phrase, and a word inside several
 overlapping phrases breaks them all. At k = 2 a judgment's flagged phrases
 cover most words of a sentence (median 79% on 16 ECHR test documents, about
-9 phrases a sentence) but a few words hit all of them (mean 5.5, median 4).
+9 phrases a sentence) but a few words hit all of them (about 5, median 4).
 The sentence task (`words_to_change = true`) names those words in the prompt,
 and the model changes them and keeps the rest, instead of regenerating a
 sentence from a list of phrases it must avoid.
@@ -107,8 +107,8 @@ def min_cost_stabbing(costs: Sequence[float], intervals: Sequence[Tuple[int, int
     n = len(costs)
     if not intervals:
         return []
-    # ends_before[x]: the largest start among intervals ending before position x
-    # (an interval [a, b] with b < i and a > j lies strictly between j and i)
+    # max_start_ending_before[x]: the largest start among intervals ending before
+    # position x (an interval [a, b] with b < i and a > j lies strictly between j and i)
     max_start_ending_before = [-1] * (n + 1)
     for a, b in intervals:
         for x in range(b + 1, n + 1):
@@ -127,9 +127,8 @@ def min_cost_stabbing(costs: Sequence[float], intervals: Sequence[Tuple[int, int
                 if c < best[i] or (c == best[i] and j > prev[i]):
                     best[i], prev[i] = c, j
     last_start = max(a for a, _ in intervals)
-    ends_ok = [i for i in range(n) if i >= last_start and best[i] < inf and max_start_ending_before[n] <= i]
-    # the last choice must stab every interval that the others leave: those starting after the
-    # previous choice end at or after i; an interval with a > i would be missed
+    # the last choice must lie at or after every interval's start (one starting after it is missed)
+    ends_ok = [i for i in range(n) if i >= last_start and best[i] < inf]
     i = min(ends_ok, key=lambda x: (best[x], -x))
     chosen = []
     while i >= 0:

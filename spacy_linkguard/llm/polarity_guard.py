@@ -16,14 +16,13 @@ no longer holds:
   "informed" / "formed", "immigration" / "migration");
 - by a short list of opposites common in judgments and biographies
   (`OPPOSITES`), compared by word and by a crude stem (a trailing "s", "ed",
-  "ing" or "d" removed), so "acquitted" / "convicted" and "wins" / "losses".
+  "ing" or "d" removed), so "acquits" / "convicted" and "allows" / "dismissed".
 
 Left out on purpose: "before" / "after", "earlier" / "later" and
 "dismissed" / "upheld" ("the appeal was dismissed" is "the decision was
-upheld"), which a faithful rewrite swaps when it turns a sentence round. Words are
-case-folded. What it does not see: an opposite not in the list and
-without a prefix ("dismissed" -> "upheld" is listed; "rejected" ->
-"welcomed" is not). Pure function, no model.
+upheld"), which a faithful rewrite swaps when it turns a sentence round.
+Words are case-folded. What it does not see: an opposite neither listed nor
+made by a prefix ("rejected" -> "welcomed"). Pure function, no model.
 """
 import re
 from typing import FrozenSet, List, Set, Tuple

@@ -21,6 +21,9 @@ from ..rewrite.test_sentence_rewriter import chunk_for
      ("summer", "winter")),
     ("He was acquitted of all charges.", "He was convicted of all charges.", ("acquitted", "convicted")),
     ("The decision had been lawful.", "The decision had been unlawful.", ("lawful", "unlawful")),
+    # listed opposites also by their crude stems
+    ("The court allows the appeal.", "The court dismissed the appeal.", ("allows", "dismissed")),
+    ("The jury acquits him.", "The jury convicted him.", ("acquits", "convicted")),
 ])
 def test_a_word_turned_into_its_opposite_is_caught(sentence, candidate, flip):
     assert flip in polarity_flips(sentence, candidate)
