@@ -8,7 +8,8 @@ says. A candidate is rejected (``other_words_changed``) when it lacks a word
 of the sentence that it had to keep: a content word (no function word, no
 placeholder) that is not named and lies more than NEAR words away from every
 named word (the prompt allows rewording the two or three words next to a
-named one). Words are compared case-folded, as a multiset, in any order.
+named one; "applicant's" is the named "applicant" with its clitic). Words
+are compared case-folded, as a multiset, in any order.
 Facts are the fact guard's. Pure function, no model.
 """
 import re
@@ -27,11 +28,17 @@ def words_to_keep(sentence: str, change: Sequence[str], placeholder: str = "[RED
     named = set(change)
     near = set()
     for i, w in enumerate(toks):
-        if w in named:
+        if _is_named(w, named):
             near.update(range(i - NEAR, i + NEAR + 1))
     ph = {w.casefold() for w in _WORD_RE.findall(placeholder)}
     return [w.casefold() for i, w in enumerate(toks)
-            if w not in named and i not in near and w.casefold() not in STOP_WORDS and w.casefold() not in ph]
+            if i not in near and w.casefold() not in STOP_WORDS and w.casefold() not in ph]
+
+
+def _is_named(word: str, named: set) -> bool:
+    """Whether `word` is a named word, also with a clitic the tokenizer splits
+    off ("applicant's" when "applicant" is named)."""
+    return word in named or re.split(r"['’]", word)[0] in named
 
 
 def dropped_words(sentence: str, change: Sequence[str], candidate: str, placeholder: str = "[REDACTED]") -> List[str]:

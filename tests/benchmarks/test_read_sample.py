@@ -67,5 +67,6 @@ def test_the_paired_draw_shows_every_rows_output_under_a_shuffled_label_and_the_
         shown = {out[i + 2][0]: out[i + 2][3:], out[i + 3][0]: out[i + 3][3:]}
         inp = out[i + 1][len("IN : "):]
         for label, name in labels.items():
-            want = {a: b for a, b in zip(INPUT.split("\n\n"), (OUTPUT if name == "one.jsonl" else other).split("\n\n"))}
+            row = OUTPUT if name == "one.jsonl" else other
+            want = dict(zip(INPUT.split("\n\n"), row.split("\n\n")))
             assert shown[label] == want[inp]

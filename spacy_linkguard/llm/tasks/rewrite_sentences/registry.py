@@ -66,10 +66,11 @@ def make_rewrite_sentences_task(
     RAISES: LinkguardError E204 (invalid example), E206 (missing file), E207 (bad size),
         E234 (examples neither a bundled set nor a file).
     """
+    template_path = DEFAULT_WORDS_TEMPLATE_PATH if words_to_change else DEFAULT_TEMPLATE_PATH
+    examples_path = DEFAULT_WORDS_EXAMPLES_PATH if words_to_change else DEFAULT_EXAMPLES_PATH
     return build_task(
-        RewriteSentencesTask, prompt_example_type or RewriteSentencesExample, template,
-        DEFAULT_WORDS_TEMPLATE_PATH if words_to_change else DEFAULT_TEMPLATE_PATH, examples,
-        DEFAULT_WORDS_EXAMPLES_PATH if words_to_change else DEFAULT_EXAMPLES_PATH, parse_responses or parse_responses_sentences_v1, placeholder=placeholder,
+        RewriteSentencesTask, prompt_example_type or RewriteSentencesExample, template, template_path, examples,
+        examples_path, parse_responses or parse_responses_sentences_v1, placeholder=placeholder,
         field=field, spans_key=spans_key, sentences_per_chunk=sentences_per_chunk, max_chunk_chars=max_chunk_chars,
         min_length_ratio=min_length_ratio, max_length_ratio=max_length_ratio, min_similarity=min_similarity,
         max_added_words=max_added_words, reject_new_details=reject_new_details, reject_redaction=reject_redaction,

@@ -13,8 +13,9 @@ like every reply. A reply is then reviewed by the guards of every task
 fact guard (`llm/facts.py`: numbers, ordinals, number words, negations and
 legal references outside the flagged phrases survive; inside them a number may
 only be generalized) with the polarity guard (`llm/polarity_guard.py`: no word
-turned into its opposite, "inadmissible" -> "admissible"). When no candidate of a sentence passes, the rewriter asks
-once more with `render(chunk, generalize=True)`: a more general sentence.
+turned into its opposite, "inadmissible" -> "admissible"). When no candidate
+of a sentence passes, the rewriter asks once more with
+`render(chunk, generalize=True)`: a more general sentence.
 
 With `words_to_change`, the prompt names words instead of phrases: the fewest
 words of the sentence that hold a token of every flagged phrase
