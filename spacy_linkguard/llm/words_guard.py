@@ -2,9 +2,9 @@
 
 With `words_to_change` the prompt names the words to change (`pivots.py`) and
 asks the model to keep every other word. A small model often rewrites the
-whole sentence anyway ("The applicant was born in ..." -> "A citizen was born
-in ..."), and what it rewrites unasked is where it drifts from what the input
-says. A candidate is rejected (``other_words_changed``) when it lacks a word
+whole sentence anyway ("The Government contested that claim" -> "The State
+disputed it" when only "claim" was named), and what it rewrites unasked is
+where it drifts from what the input says. A candidate is rejected (``other_words_changed``) when it lacks a word
 of the sentence that it had to keep: a content word (no function word, no
 placeholder) that is not named and lies more than NEAR words away from every
 named word (the prompt allows rewording the two or three words next to a
