@@ -15,10 +15,11 @@ phrase (a minimum-cost stabbing set of intervals on a line, exact by dynamic
 programming), where a word costs
 
 - FROZEN when it states a fact (`facts.fact_spans`: a number, ordinal,
-  number word, negation, legal reference, a quantity such as "three years")
-  or is a placeholder: the fact guard keeps it, so it is never named; a
-  phrase made only of such words names nothing (it is left to the ban while
-  decoding and, in the end, to guarantee mode);
+  number word, negation, legal reference, a quantity such as "three years"):
+  the fact guard keeps it, so it is never named; a phrase made only of such
+  words names nothing (it is left to the ban while decoding and, in the end,
+  to guarantee mode). A placeholder is no token at all (a boundary token,
+  SPEC.md), so it is never named either;
 - STOPWORD (10) for a function word ("of", "the", "had"): hard to change
   without changing the grammar;
 - 1 + DF_WEIGHT * (share of the collection's documents holding it) otherwise,
@@ -60,7 +61,7 @@ def words_to_change(sentence: str, flagged: Sequence[Tuple[int, int]], settings:
     """
     flat = text_tokens_flat(sentence, settings)
     starts, ends, keys = [int(x) for x in flat.starts], [int(x) for x in flat.ends], list(flat.keys)
-    costs = token_costs(sentence, starts, ends, keys, settings, doc_share)
+    costs = token_costs(sentence, starts, ends, keys, doc_share)
     intervals = []
     for s, e in flagged:
         inside = [i for i in range(len(keys)) if starts[i] < e and ends[i] > s]
@@ -80,13 +81,13 @@ def words_to_change(sentence: str, flagged: Sequence[Tuple[int, int]], settings:
 
 
 def token_costs(sentence: str, starts: Sequence[int], ends: Sequence[int], keys: Sequence[str],
-                settings: NgramSettings, doc_share: Optional[DocShare] = None) -> List[float]:
+                doc_share: Optional[DocShare] = None) -> List[float]:
     """The cost of changing each token (module docstring)."""
     facts = [(s, e) for s, e, _ in fact_spans(sentence)]
     shares = list(doc_share(keys)) if doc_share is not None and keys else [0.0] * len(keys)
     costs = []
     for s, e, key, share in zip(starts, ends, keys, shares):
-        if settings.placeholder.lower() in key or any(fs < e and fe > s for fs, fe in facts):
+        if any(fs < e and fe > s for fs, fe in facts):
             costs.append(FROZEN)
         elif key in STOP_WORDS or not any(c.isalpha() for c in key):
             costs.append(STOPWORD)

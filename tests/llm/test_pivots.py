@@ -72,7 +72,7 @@ def test_a_rare_word_is_chosen_over_a_word_of_every_document():
     assert words_to_change(s, flagged, SETTINGS, lambda keys: [share.get(k, 0.5) for k in keys]) == ["depraved"]
     assert words_to_change(s, flagged, SETTINGS) == ["depraved"]  # ties: the later word
     starts, ends, keys = _tokens(s)
-    costs = token_costs(s, starts, ends, keys, SETTINGS, lambda keys: [share.get(k, 0.5) for k in keys])
+    costs = token_costs(s, starts, ends, keys, lambda keys: [share.get(k, 0.5) for k in keys])
     assert costs[0] == costs[2] == STOPWORD  # "The", "was"
     assert costs[1] == pytest.approx(2.5) and costs[4] == pytest.approx(1.0015)
 
@@ -83,7 +83,7 @@ def test_changing_the_words_removes_every_phrase_that_holds_a_word(seed):
          "request for leave to examine the appeal outside the statutory time-limit of 14 days.")
     rng = random.Random(seed)
     starts, ends, keys = _tokens(s)
-    costs = token_costs(s, starts, ends, keys, SETTINGS)
+    costs = token_costs(s, starts, ends, keys)
     flagged = []
     for _ in range(rng.randint(1, 8)):
         a = rng.randrange(len(keys))

@@ -27,6 +27,7 @@ candidate that changed other words than those named and their neighbours is
 rejected (`words_guard.py`, ``other_words_changed``).
 """
 import dataclasses
+from functools import lru_cache
 from typing import Any, List, Optional, Sequence, Tuple
 
 import jinja2
@@ -102,21 +103,18 @@ class RewriteSentencesTask(RewriteTask):
         template = self._generalize_obj() if generalize else self._template_obj()
         before, after = chunk.context
         ph = self._placeholder
-        settings = NgramSettings(placeholder=ph)
         examples = []
         for eg in self._prompt_examples:
             sentence = eg.sentence.replace(EXAMPLES_PLACEHOLDER, ph)
-            eg_change = None
-            if words:
-                eg_change = list(eg.change) or words_to_change(sentence, _offsets(sentence, eg.phrases), settings)
+            eg_change = list(eg.change or _example_words(sentence, tuple(eg.phrases), ph)) if words else None
             examples.append({
                 "input_json": _input_json(sentence, eg.before.replace(EXAMPLES_PLACEHOLDER, ph),
                                           eg.after.replace(EXAMPLES_PLACEHOLDER, ph), eg.phrases, change=eg_change),
                 "output_json": _dumps({REPLY_FIELD: eg.rewritten.replace(EXAMPLES_PLACEHOLDER, ph)}),
             })
-        if words and change is None:
-            change = self.words_for(chunk)
-        if not words:
+        if words:
+            change = self.words_for(chunk) if change is None else change
+        else:
             change = None
         try:
             return template.render(
@@ -205,6 +203,13 @@ def _input_json(sentence: str, before: str, after: str, phrases: Sequence[str],
     if after:
         obj["after"] = after
     return _dumps(obj)
+
+
+@lru_cache(maxsize=256)
+def _example_words(sentence: str, phrases: Tuple[str, ...], placeholder: str) -> Tuple[str, ...]:
+    """The words to change of an example without its own `change` list, chosen
+    from its phrases as for a document (once per example, not once per prompt)."""
+    return tuple(words_to_change(sentence, _offsets(sentence, phrases), NgramSettings(placeholder=placeholder)))
 
 
 def _offsets(sentence: str, phrases: Sequence[str]) -> List[Tuple[int, int]]:
