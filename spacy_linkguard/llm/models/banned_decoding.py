@@ -31,6 +31,7 @@ from functools import lru_cache
 from typing import Any, Dict, List, Optional, Sequence, Set
 
 from .banned_phrases import PhraseSet, PhraseWatcher, first_occurrence
+from .sampling import sample
 
 FAILED = "banned_phrase"
 # Finished rows leave the batch (the cache's rows are selected) once at most
@@ -135,7 +136,7 @@ def generate_banned(
                     ban_ids.append(t)
             if ban_rows:
                 logits[ban_rows, ban_ids] = float("-inf")
-            chosen = _sample(logits, temperature, top_p).tolist()
+            chosen = sample(logits, temperature, top_p).tolist()
 
             feed = [tokenizer.pad_token_id] * len(live)
             pos = [0] * len(live)
@@ -210,29 +211,9 @@ def _cache_argument(model_class) -> str:
 
 
 def _new_cache(model):
-    from transformers import DynamicCache
+    from .kv_cache import growing_cache
 
-    try:
-        return DynamicCache(config=model.config)
-    except TypeError:  # transformers < 4.56
-        return DynamicCache()
-
-
-def _sample(logits, temperature: float, top_p: float):
-    """Next token per row: argmax at temperature 0, else temperature and nucleus
-    sampling as transformers' TemperatureLogitsWarper + TopPLogitsWarper do it."""
-    import torch
-
-    if temperature == 0:
-        return logits.argmax(dim=-1)
-    logits = logits / temperature
-    if top_p < 1.0:
-        sorted_logits, order = torch.sort(logits, descending=False)
-        cum = sorted_logits.softmax(dim=-1).cumsum(dim=-1)
-        remove = cum <= (1 - top_p)
-        remove[..., -1:] = False
-        logits = logits.masked_fill(remove.scatter(1, order, remove), float("-inf"))
-    return torch.multinomial(logits.softmax(dim=-1), num_samples=1).squeeze(1)
+    return growing_cache(model)
 
 
 def _advance(row: Row, token: int, tokenizer, stop: set, max_new: int, stop_strings, longest_stop: int) -> None:

@@ -1,0 +1,78 @@
+"""llm/models/sampling.py: the nucleus found among the top tokens is the
+nucleus of the whole vocabulary. Oracle: a brute-force nucleus in plain Python
+(tokens by falling probability, kept while the mass before them is below
+top_p); the full-sort path (transformers' TopPLogitsWarper) is checked too."""
+import math
+import random
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from spacy_linkguard.llm.models import sampling  # noqa: E402
+
+
+def brute_nucleus(row, top_p):
+    """{token: probability renormalized over the nucleus}."""
+    z = max(row)
+    weights = [math.exp(x - z) for x in row]
+    total = sum(weights)
+    probs = [w / total for w in weights]
+    kept, before = [], 0.0
+    for t in sorted(range(len(row)), key=lambda t: -probs[t]):
+        if before >= top_p:
+            break
+        kept.append(t)
+        before += probs[t]
+    mass = sum(probs[t] for t in kept)
+    return {t: probs[t] / mass for t in kept}
+
+
+def as_dict(kept, order, r):
+    p = kept[r].softmax(-1)
+    cols = range(p.shape[0]) if order is None else order[r].tolist()
+    return {int(t): float(x) for t, x in zip(cols, p) if x > 0}
+
+
+@pytest.mark.parametrize("first", [3, 8, 256])
+def test_nucleus_is_the_brute_force_nucleus(first, monkeypatch):
+    monkeypatch.setattr(sampling, "NUCLEUS_FIRST", first)
+    rng = random.Random(7)
+    fallbacks = 0
+    for trial in range(60):
+        vocab = rng.choice([5, 40, 300])
+        scale = rng.choice([0.3, 2.0, 8.0])  # flat to peaked
+        logits = torch.tensor([[rng.gauss(0, scale) for _ in range(vocab)] for _ in range(3)], dtype=torch.float64)
+        top_p = rng.choice([0.5, 0.9, 0.99])
+        kept, order = sampling._nucleus(logits, top_p)
+        fallbacks += order is None
+        for r in range(3):
+            want = brute_nucleus(logits[r].tolist(), top_p)
+            got = as_dict(kept, order, r)
+            assert got.keys() == want.keys(), (trial, r)
+            for t in want:
+                assert got[t] == pytest.approx(want[t], rel=1e-9)
+            sorted_path = as_dict(sampling._nucleus_sorted(logits, top_p), None, r)
+            assert sorted_path.keys() == want.keys()
+    if first < 256:
+        assert fallbacks > 0  # wide nuclei took the full sort
+    else:
+        assert fallbacks < 60
+
+
+def test_sample_draws_only_nucleus_tokens_at_their_rates():
+    torch.manual_seed(3)
+    logits = torch.tensor([[4.0, 3.5, 3.0, 0.0, -1.0, -2.0]] * 4000)
+    want = brute_nucleus(logits[0].tolist(), 0.8)  # scaled by the temperature below: 1.0
+    draws = sampling.sample(logits, 1.0, 0.8).tolist()
+    assert set(draws) <= set(want)
+    for t, p in want.items():
+        assert draws.count(t) / len(draws) == pytest.approx(p, abs=0.03)
+    assert sampling.sample(logits[:2], 0.0, 0.8).tolist() == [0, 0]  # greedy
+
+
+def test_temperature_divides_the_logits():
+    logits = torch.tensor([[2.0, 1.0, 0.0, -5.0]])
+    assert set(as_dict(*sampling._nucleus(logits / 0.25, 0.9), 0)) == {0}  # cold: the top token holds 0.98
+    assert set(as_dict(*sampling._nucleus(logits, 0.9), 0)) == {0, 1}  # 0.665 + 0.245
+    assert set(as_dict(*sampling._nucleus(logits / 4, 0.9), 0)) == {0, 1, 2}  # hot
