@@ -11,10 +11,13 @@ every step as the loop's `.tolist()` does), and the sampling step alone.
 
 Variants: KV cache `dynamic` (transformers' DynamicCache: concatenation every
 step) or `growing` (`llm/models/kv_cache.py`); attention `sdpa` or
-`grouped_sdpa` (`llm/models/attention.py`); sampling `sorted` (the whole
-vocabulary sorted) or `topk` (`llm/models/sampling.py`). Loads those three
-modules from their files, so it needs torch and transformers only. Prints
-one JSON object.
+`grouped_sdpa` (`llm/models/attention.py`); `graph`: fixed buffers and a
+CUDA graph replayed every step (`llm/models/decode_steps.GraphSteps`), with
+grouped_sdpa, checked against `growing+grouped_sdpa` (the greedy tokens of
+every step, and the largest logit difference); sampling (`llm/models/sampling.py`):
+the nucleus alone, and with the draw. Loads those modules
+from their files, so it needs torch and transformers only. Prints one JSON
+object.
 """
 import argparse
 import importlib.util
@@ -53,6 +56,7 @@ def main() -> None:
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     kv_cache, attention, sampling = load("kv_cache"), load("attention"), load("sampling")
+    decode_steps = load("decode_steps")
     sizes = dict(QWEN25_1P5B)
     if args.layers:
         sizes["num_hidden_layers"] = args.layers
@@ -77,11 +81,18 @@ def main() -> None:
         for layer in model.model.layers:
             layer.self_attn.config._attn_implementation = impl
         for kind in ("dynamic", "growing"):
-            result["decode_ms"][f"{kind}+{'grouped_sdpa' if impl == grouped else impl}"] = _decode(
-                model, ids, mask, kind, kv_cache, args.steps, sync)
+            ms, tokens, first = _decode(model, ids, mask, kind, kv_cache, args.steps, sync)
+            result["decode_ms"][f"{kind}+{'grouped_sdpa' if impl == grouped else impl}"] = ms
+    # the last loop ran growing + grouped_sdpa: the graph's oracle
+    ms, graph_tokens, graph_first = _decode_graph(model, ids, mask, decode_steps, args.steps, sync)
+    result["decode_ms"]["graph+grouped_sdpa"] = ms
+    result["graph_check"] = {
+        "steps_with_same_tokens": sum(a == b for a, b in zip(graph_tokens, tokens)), "steps": len(tokens),
+        "first_step_max_abs_logit_diff": round(float((graph_first - first).abs().max()), 4),
+        "first_step_max_abs_logit": round(float(first.abs().max()), 2)}
     logits = torch.randn(batch, sizes["vocab_size"], device=args.device) * 3
-    for name, fn in (("sorted", lambda x: sampling._nucleus_sorted(x / 0.7, 0.9)),
-                     ("topk", lambda x: sampling._nucleus(x / 0.7, 0.9))):
+    for name, fn in (("nucleus", lambda x: sampling.nucleus(x / 0.7, 0.9)),
+                     ("sample", lambda x: sampling.sample(x, 0.7, 0.9))):
         fn(logits)
         sync()
         t0 = time.perf_counter()
@@ -92,8 +103,9 @@ def main() -> None:
     print(json.dumps(result))
 
 
-def _decode(model, ids, mask, kind: str, kv_cache, steps: int, sync) -> float:
-    """ms a decode step after the prefill (the first 3 steps not timed)."""
+def _decode(model, ids, mask, kind: str, kv_cache, steps: int, sync):
+    """ms a decode step after the prefill (the first 3 steps not timed), the
+    greedy tokens of every step (a list of lists), the first step's logits."""
     import torch
     from transformers import DynamicCache
 
@@ -109,7 +121,7 @@ def _decode(model, ids, mask, kind: str, kv_cache, steps: int, sync) -> float:
                     use_cache=True, cache_position=torch.arange(width, device=ids.device), logits_to_keep=1)
         token = out.logits[:, -1].argmax(-1, keepdim=True)
         sync()
-        t0 = None
+        t0, tokens, first = None, [], None
         for step in range(steps + 3):
             if step == 3:
                 sync()
@@ -119,13 +131,45 @@ def _decode(model, ids, mask, kind: str, kv_cache, steps: int, sync) -> float:
             pos = (lengths + step).unsqueeze(1)
             out = model(input_ids=token, attention_mask=buf[:, : col + 1], position_ids=pos, **{name: cache},
                         use_cache=True, cache_position=torch.arange(col, col + 1, device=ids.device), logits_to_keep=1)
-            token = out.logits[:, -1].float().argmax(-1, keepdim=True)
-            token.tolist()  # the loop reads every step's tokens on the CPU
+            logits = out.logits[:, -1].float()
+            if first is None:
+                first = logits.clone()
+            token = logits.argmax(-1, keepdim=True)
+            tokens.append(token.squeeze(1).tolist())  # the loop reads every step's tokens on the CPU
         sync()
     del cache
     if ids.is_cuda:
         torch.cuda.empty_cache()
-    return round(1000 * (time.perf_counter() - t0) / steps, 3)
+    return round(1000 * (time.perf_counter() - t0) / steps, 3), tokens, first
+
+
+def _decode_graph(model, ids, mask, decode_steps, steps: int, sync):
+    """As `_decode`, through GraphSteps (captured on the first step)."""
+    import torch
+
+    batch, width = ids.shape
+    position_ids = (mask.cumsum(-1) - 1).masked_fill(mask == 0, 1)
+    lengths = mask.sum(dim=1).tolist()
+    graph = decode_steps.GraphSteps(model, max_new_tokens=steps + 8)
+    with torch.inference_mode():
+        logits = graph.prefill(ids, mask, position_ids)
+        token = logits.argmax(-1).tolist()
+        sync()
+        t0, tokens, first = None, [], None
+        for step in range(steps + 3):
+            if step == 3:
+                sync()
+                t0 = time.perf_counter()
+            col = width + step
+            graph.room(col)
+            graph.mask[:, col] = True
+            logits = graph.step(token, [n + step for n in lengths], col).float()
+            if first is None:
+                first = logits.clone()
+            token = logits.argmax(-1).tolist()
+            tokens.append(token)
+        sync()
+    return round(1000 * (time.perf_counter() - t0) / steps, 3), tokens, first
 
 
 if __name__ == "__main__":

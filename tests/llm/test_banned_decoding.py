@@ -83,12 +83,13 @@ def test_rows_without_bans_are_unaffected(greedy):
     assert mixed[1].rewinds >= 1 and not occurs("foo", mixed[1].text, SETTINGS)
 
 
-def test_finished_rows_leave_the_batch_and_the_rest_decode_as_alone(greedy):
+@pytest.mark.parametrize("graphs", [False, True])
+def test_finished_rows_leave_the_batch_and_the_rest_decode_as_alone(greedy, graphs):
     # 10 rows (>= COMPACT_FROM) of very different reply lengths: the short ones
     # finish, the batch is compacted, the long ones go on; each row's text is
     # the one it gets alone (greedy), and the banned row still avoids its phrase.
-    from spacy_linkguard.llm.models import banned_decoding
-
+    # graphs=True: the fixed buffers of decode_steps.GraphSteps (run eagerly on
+    # the CPU), 16 new tokens in 16 + EXTRA_COLUMNS columns.
     prompts = ["Say hi.", "Say yes.", "Say no.", "Say ok.", "Say bye.", "Say thanks.",
                "Write two sentences about the sea.", "Count from one to twenty in words.",
                "Describe a court in three sentences.", REPEAT]
@@ -98,22 +99,48 @@ def test_finished_rows_leave_the_batch_and_the_rest_decode_as_alone(greedy):
               add_special_tokens=False)
     sets = [PhraseSet([], SETTINGS)] * (len(prompts) - 1) + [PhraseSet(["foo"], SETTINGS)]
     calls = []
-    original = banned_decoding._forward
-
-    def counting(model, ids, mask, position_ids, cache, first_col):
-        calls.append(ids.shape[0])
-        return original(model, ids, mask, position_ids, cache, first_col)
-
-    banned_decoding._forward = counting
+    hook = greedy.model.register_forward_pre_hook(lambda m, a, kw: calls.append(kw["input_ids"].shape[0]),
+                                                  with_kwargs=True)
     try:
         rows = generate_banned(greedy.model, tok, enc, sets, max_new_tokens=16, temperature=0.0, top_p=1.0,
-                               stop_ids=greedy._stop_ids, max_rewinds=8)
+                               stop_ids=greedy._stop_ids, max_rewinds=8, graphs=graphs)
     finally:
-        banned_decoding._forward = original
+        hook.remove()
     assert min(calls) < len(prompts) == calls[0]  # the batch shrank
     for k in range(len(prompts) - 1):
         assert tok.decode(rows[k].ids, skip_special_tokens=True) == alone[k], prompts[k]
     assert rows[-1].rewinds >= 1 and not occurs("foo", tok.decode(rows[-1].ids, skip_special_tokens=True), SETTINGS)
+
+
+def test_fixed_buffers_decode_as_the_growing_cache_through_rewinds_and_regrowth(greedy, monkeypatch):
+    # GraphSteps against EagerSteps (the oracle) on the same batch: every row's
+    # tokens, rewinds and failures equal, with phrases that force rewinds and
+    # too few columns at first (the buffers are moved to twice the columns).
+    from spacy_linkguard.llm.models import decode_steps
+
+    prompts = [REPEAT, "Repeat exactly: the court the court the court", "Say hi.", "Count from one to ten."]
+    banned = [["foo"], ["the court", "court"], [], ["three", "five"]]
+    tok = greedy.tokenizer
+    enc = tok([greedy.format_prompt(p) for p in prompts], return_tensors="pt", padding=True,
+              add_special_tokens=False)
+    sets = [PhraseSet(b, SETTINGS) for b in banned]
+    kwargs = dict(max_new_tokens=24, temperature=0.0, top_p=1.0, stop_ids=greedy._stop_ids, max_rewinds=6)
+    want = generate_banned(greedy.model, tok, enc, sets, **kwargs)
+    made = []
+    original = decode_steps.GraphSteps
+
+    class Counting(original):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            made.append(self)
+
+    monkeypatch.setattr(decode_steps, "GraphSteps", Counting)
+    monkeypatch.setattr(decode_steps, "EXTRA_COLUMNS", -20)  # 4 columns of room: the buffers must grow
+    got = generate_banned(greedy.model, tok, enc, sets, graphs=True, **kwargs)
+    assert len(made) == 1 and made[0].mask.shape[1] > enc["input_ids"].shape[1] + 4  # it grew
+    assert sum(row.rewinds for row in want) >= 2
+    for a, b in zip(got, want):
+        assert (a.ids, a.rewinds, a.failed) == (b.ids, b.rewinds, b.failed)
 
 
 def produced_phrases(texts):

@@ -9,7 +9,7 @@ transformers = pytest.importorskip("transformers")
 
 from spacy_linkguard.llm.models import kv_cache  # noqa: E402
 from spacy_linkguard.llm.models.attention import register  # noqa: E402
-from spacy_linkguard.llm.models.banned_decoding import _cache_argument  # noqa: E402
+from spacy_linkguard.llm.models.decode_steps import cache_argument  # noqa: E402
 
 
 def tiny_model(attn: str):
@@ -25,7 +25,7 @@ def tiny_model(attn: str):
 
 
 def with_cache(model, cache):
-    return {_cache_argument(type(model)): cache}
+    return {cache_argument(type(model)): cache}
 
 
 def run(model, cache, steps: int = 12):

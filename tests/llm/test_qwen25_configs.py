@@ -10,7 +10,7 @@ from spacy_linkguard.llm.tasks.rewrite_sentences.task import RewriteSentencesTas
 from spacy_linkguard.llm.tasks.rewrite_spans.task import RewriteSpansTask
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
-SPEED_OPTIONS = {"device", "batch_size", "cache_implementation", "attn_implementation", "num_threads"}
+SPEED_OPTIONS = {"device", "batch_size", "cache_implementation", "attn_implementation", "num_threads", "cuda_graphs"}
 
 
 def load(name):

@@ -16,21 +16,21 @@ persist: a second rewind to the same position bans one more id), and sampling
 resumes from there. Past `max_rewinds` rewinds the row fails
 (`failed="banned_phrase"`).
 
-A rewind costs no recomputation of the batch: all rows share one growing
-DynamicCache; the rewound tokens of a row, and its last kept token, are masked
+A rewind costs no recomputation of the batch: all rows share one KV cache
+(`decode_steps.py`: grown in place, or fixed buffers replayed as a CUDA
+graph); the rewound tokens of a row, and its last kept token, are masked
 out (attention mask 0), and the row feeds its last kept token again at the
 next step with an explicit position id (its logits are then the distribution
 at the rewound position). Other rows just continue. Rows that have finished
 leave the batch once they are half of it (`COMPACT_FROM`), so a long reply
 does not keep the whole batch running.
 """
-import inspect
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Dict, List, Optional, Sequence, Set
 
 from .banned_phrases import PhraseSet, PhraseWatcher, first_occurrence
+from .decode_steps import make_steps
 from .sampling import sample
 
 FAILED = "banned_phrase"
@@ -77,6 +77,7 @@ def generate_banned(
     max_rewinds: int,
     stop_strings: Sequence[str] = (),
     stop_at_json: Optional[str] = None,
+    graphs: bool = False,
 ) -> List[Row]:
     """Sample completions of a left-padded batch that never contain a banned phrase.
 
@@ -88,6 +89,8 @@ def generate_banned(
     stop_ids: Token ids that end a completion (kept as its last id, decoded to nothing).
     max_rewinds: Rewinds allowed per row; one more needed fails the row.
     stop_strings, stop_at_json: As `HFChatModel`.
+    graphs: Decode over fixed buffers, replaying a CUDA graph on a GPU
+        (`decode_steps.GraphSteps`); False: transformers' forward at every step.
     RETURNS (List[Row]): Per row: `ids` (generated, stop id included), `text`
         (as produced; the caller decodes `ids` for the final text), `rewinds`, `failed`.
     Seeding is the caller's (`torch.manual_seed`).
@@ -115,14 +118,12 @@ def generate_banned(
         # free slots repeat the row's last prompt token (already penalised once).
         history = torch.cat([input_ids, input_ids[:, -1:].repeat(1, max_new_tokens)], dim=1)
 
-    # the mask grows one column per step (doubling buffer), for all rows at once
-    buf = torch.zeros(batch, width + 64, dtype=mask.dtype, device=device)
-    buf[:, :width] = mask
+    # the mask (steps.mask) has a column per step, for all rows at once
     position_ids = (mask.long().cumsum(-1) - 1).masked_fill(mask == 0, 1)
-    cache = _new_cache(model)
+    steps = make_steps(model, graphs=graphs, max_new_tokens=max_new_tokens)
     live = list(rows)  # the rows still in the batch; row.index is the place of each
     with torch.inference_mode():
-        logits = _forward(model, input_ids, buf[:, :width], position_ids, cache, 0)
+        logits = steps.prefill(input_ids, mask, position_ids)
         n_cols = width
         while True:
             logits = logits.float()
@@ -147,9 +148,9 @@ def generate_banned(
                 if history is not None:
                     history[r, width + len(row.ids) - 1] = chosen[r]
                 if row.done and row.failed is None:
-                    _final_check(row, tokenizer, max_rewinds, buf)
+                    _final_check(row, tokenizer, max_rewinds, steps.mask)
                 elif not row.done:
-                    _check(row, max_rewinds, buf)
+                    _check(row, max_rewinds, steps.mask)
                 if row.done:
                     continue
                 if history is not None and row.refeed:
@@ -162,11 +163,10 @@ def generate_banned(
             active = [r for r, row in enumerate(live) if not row.done]
             if not active:
                 break
-            if len(active) <= len(live) // 2 and len(live) >= COMPACT_FROM and hasattr(cache, "batch_select_indices"):
+            if len(active) <= len(live) // 2 and len(live) >= COMPACT_FROM:
                 # finished rows leave the batch: every later step computes only the rest
                 keep = torch.tensor(active, device=device)
-                cache.batch_select_indices(keep)
-                buf = buf[keep]
+                steps.select(keep)
                 if history is not None:
                     history = history[keep]
                 live = [live[r] for r in active]
@@ -174,8 +174,7 @@ def generate_banned(
                 for r, row in enumerate(live):
                     row.index = r
                 active = list(range(len(live)))
-            if n_cols == buf.shape[1]:
-                buf = torch.cat([buf, torch.zeros_like(buf)], dim=1)
+            steps.room(n_cols)
             for r in active:
                 row = live[r]
                 if row.refeed:
@@ -186,34 +185,10 @@ def generate_banned(
                     row.refeed = False
                 else:
                     row.cols.append(n_cols)
-            buf[torch.tensor(active, device=device), n_cols] = 1  # one write for all rows that go on
-            step_ids = torch.tensor(feed, device=device).unsqueeze(1)
-            step_pos = torch.tensor(pos, device=device).unsqueeze(1)
-            logits = _forward(model, step_ids, buf[:, : n_cols + 1], step_pos, cache, n_cols)
+            steps.mask[torch.tensor(active, device=device), n_cols] = 1  # one write for all rows that go on
+            logits = steps.step(feed, pos, n_cols)
             n_cols += 1
     return rows
-
-
-def _forward(model, ids, mask, position_ids, cache, first_col: int):
-    import torch
-
-    # transformers 5 names the cache argument `cache` (`past_key_values` is deprecated there)
-    name = _cache_argument(type(model))
-    cache_position = torch.arange(first_col, first_col + ids.shape[1], device=ids.device)
-    out = model(input_ids=ids, attention_mask=mask, position_ids=position_ids, use_cache=True,
-                cache_position=cache_position, logits_to_keep=1, **{name: cache})
-    return out.logits[:, -1, :]
-
-
-@lru_cache(maxsize=None)
-def _cache_argument(model_class) -> str:
-    return "cache" if "cache" in inspect.signature(model_class.forward).parameters else "past_key_values"
-
-
-def _new_cache(model):
-    from .kv_cache import growing_cache
-
-    return growing_cache(model)
 
 
 def _advance(row: Row, token: int, tokenizer, stop: set, max_new: int, stop_strings, longest_stop: int) -> None:

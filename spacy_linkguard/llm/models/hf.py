@@ -71,6 +71,12 @@ class HFChatModel:
         may be cut back because it completed a banned phrase; one more and it
         fails (`Generation.failed == "banned_phrase"`). See
         `banned_decoding.py`.
+    cuda_graphs (bool): With `generate(..., banned=...)` on a GPU: decode
+        over fixed KV buffers and replay each step as a CUDA graph instead of
+        running transformers' Python for every layer at every step
+        (`decode_steps.GraphSteps`; the same tokens, tested on a CPU against
+        the per-step forward). Needs an SDPA attention ("sdpa" or
+        "grouped_sdpa"); other attentions decode step by step.
 
     `generate(prompts, banned=...)` enforces banned phrases while decoding:
     the reply can never contain one (as `rewrite.occurs` tests it), whatever
@@ -101,6 +107,7 @@ class HFChatModel:
         stop_at_json: Optional[str] = None,
         num_threads: Optional[int] = None,
         max_rewinds: int = 8,
+        cuda_graphs: bool = False,
     ):
         if dtype not in DTYPES:
             raise LinkguardError(Errors.E201.format(value=dtype, name=name, options=", ".join(DTYPES)))
@@ -113,6 +120,7 @@ class HFChatModel:
         if not isinstance(max_rewinds, int) or isinstance(max_rewinds, bool) or max_rewinds < 0:
             raise LinkguardError(Errors.E228.format(value=max_rewinds))
         self.max_rewinds = max_rewinds
+        self.cuda_graphs = bool(cuda_graphs)
         self.name = name
         self.device_name = device
         self.dtype_name = dtype
@@ -332,7 +340,7 @@ class HFChatModel:
         rows = generate_banned(
             self.model, tok, enc, phrase_sets, max_new_tokens=self.max_new_tokens, temperature=self.temperature,
             top_p=self.top_p, stop_ids=self._stop_ids, max_rewinds=self.max_rewinds,
-            stop_strings=self.stop_strings, stop_at_json=self.stop_at_json,
+            stop_strings=self.stop_strings, stop_at_json=self.stop_at_json, graphs=self.cuda_graphs,
         )
         seconds = (time.perf_counter() - start) / len(texts)
         prompt_lens = enc["attention_mask"].sum(dim=1).tolist()

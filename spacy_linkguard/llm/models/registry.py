@@ -31,6 +31,7 @@ def make_hf_model(
     stop_at_json: Optional[str] = None,
     num_threads: Optional[int] = None,
     max_rewinds: int = 8,
+    cuda_graphs: bool = False,
 ) -> HFChatModel:
     """linkguard.HF.v1: any Hugging Face causal LM through its chat template,
     batched. See `HFChatModel` for the arguments.
@@ -59,6 +60,7 @@ def make_hf_model(
         stop_at_json=stop_at_json,
         num_threads=num_threads,
         max_rewinds=max_rewinds,
+        cuda_graphs=cuda_graphs,
     )
 
 
