@@ -116,61 +116,63 @@ def _decode(model, ids, mask, kind: str, kv_cache, steps: int, sync):
     buf[:, :width] = mask
     position_ids = (mask.cumsum(-1) - 1).masked_fill(mask == 0, 1)
     lengths = mask.sum(dim=1)
+
+    def step(i: int, token):
+        col = width + i
+        buf[:, col] = 1
+        out = model(input_ids=torch.tensor(token, device=ids.device).unsqueeze(1), attention_mask=buf[:, : col + 1],
+                    position_ids=(lengths + i).unsqueeze(1), **{name: cache}, use_cache=True,
+                    cache_position=torch.arange(col, col + 1, device=ids.device), logits_to_keep=1)
+        return out.logits[:, -1]
+
     with torch.inference_mode():
         out = model(input_ids=ids, attention_mask=buf[:, :width], position_ids=position_ids, **{name: cache},
                     use_cache=True, cache_position=torch.arange(width, device=ids.device), logits_to_keep=1)
-        token = out.logits[:, -1].argmax(-1, keepdim=True)
-        sync()
-        t0, tokens, first = None, [], None
-        for step in range(steps + 3):
-            if step == 3:
-                sync()
-                t0 = time.perf_counter()
-            col = width + step
-            buf[:, col] = 1
-            pos = (lengths + step).unsqueeze(1)
-            out = model(input_ids=token, attention_mask=buf[:, : col + 1], position_ids=pos, **{name: cache},
-                        use_cache=True, cache_position=torch.arange(col, col + 1, device=ids.device), logits_to_keep=1)
-            logits = out.logits[:, -1].float()
-            if first is None:
-                first = logits.clone()
-            token = logits.argmax(-1, keepdim=True)
-            tokens.append(token.squeeze(1).tolist())  # the loop reads every step's tokens on the CPU
-        sync()
-    del cache
+        result = _timed_steps(step, out.logits[:, -1], steps, sync)
+    cache = None  # its buffers go before the next variant's
     if ids.is_cuda:
         torch.cuda.empty_cache()
-    return round(1000 * (time.perf_counter() - t0) / steps, 3), tokens, first
+    return result
 
 
 def _decode_graph(model, ids, mask, decode_steps, steps: int, sync):
     """As `_decode`, through GraphSteps (captured on the first step)."""
     import torch
 
-    batch, width = ids.shape
+    width = ids.shape[1]
     position_ids = (mask.cumsum(-1) - 1).masked_fill(mask == 0, 1)
     lengths = mask.sum(dim=1).tolist()
     graph = decode_steps.GraphSteps(model, max_new_tokens=steps + 8)
-    with torch.inference_mode():
-        logits = graph.prefill(ids, mask, position_ids)
-        token = logits.argmax(-1).tolist()
-        sync()
-        t0, tokens, first = None, [], None
-        for step in range(steps + 3):
-            if step == 3:
-                sync()
-                t0 = time.perf_counter()
-            col = width + step
-            graph.room(col)
-            graph.mask[:, col] = True
-            logits = graph.step(token, [n + step for n in lengths], col).float()
-            if first is None:
-                first = logits.clone()
-            token = logits.argmax(-1).tolist()
-            tokens.append(token)
-        sync()
-    return round(1000 * (time.perf_counter() - t0) / steps, 3), tokens, first
 
+    def step(i: int, token):
+        col = width + i
+        graph.room(col)
+        graph.mask[:, col] = True
+        return graph.step(token, [n + i for n in lengths], col)
+
+    with torch.inference_mode():
+        return _timed_steps(step, graph.prefill(ids, mask, position_ids), steps, sync)
+
+
+def _timed_steps(step, logits, steps: int, sync):
+    """Greedy decoding from the prefill's `logits`: steps + 3 calls of
+    step(i, token ids) -> logits, the last `steps` timed; the tokens go through
+    the CPU every step, as the loop's do. RETURNS (ms a step, tokens a step,
+    the first step's logits)."""
+    token = logits.float().argmax(-1).tolist()
+    sync()
+    t0, tokens, first = None, [], None
+    for i in range(steps + 3):
+        if i == 3:
+            sync()
+            t0 = time.perf_counter()
+        logits = step(i, token).float()
+        if first is None:
+            first = logits.clone()
+        token = logits.argmax(-1).tolist()
+        tokens.append(token)
+    sync()
+    return round(1000 * (time.perf_counter() - t0) / steps, 3), tokens, first
 
 if __name__ == "__main__":
     sys.exit(main())

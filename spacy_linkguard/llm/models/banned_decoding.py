@@ -99,7 +99,7 @@ def generate_banned(
 
     device = enc["input_ids"].device
     input_ids, mask = enc["input_ids"], enc["attention_mask"]
-    batch, width = input_ids.shape
+    width = input_ids.shape[1]
     stop = set(stop_ids)
     rows = [
         Row(r, phrases, int(n), width - 1, int(last))

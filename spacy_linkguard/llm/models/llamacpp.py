@@ -14,7 +14,6 @@ sequence at a time); on one CPU thread that is as fast as a batch would be.
 """
 import codecs
 import time
-from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ...errors import Errors, LinkguardError
