@@ -143,6 +143,47 @@ def test_fixed_buffers_decode_as_the_growing_cache_through_rewinds_and_regrowth(
         assert (a.ids, a.rewinds, a.failed) == (b.ids, b.rewinds, b.failed)
 
 
+@pytest.mark.parametrize("graphs", [False, True])
+def test_a_prompt_repeated_in_the_batch_is_computed_once(greedy, graphs):
+    # the candidates of a sentence: each prompt three times. The prompts' pass
+    # runs on the three distinct rows only; every copy decodes as the prompt alone.
+    from spacy_linkguard.llm.models.decode_steps import unique_rows
+
+    prompts = ["Say hi.", REPEAT, "Count from one to five."]
+    tok = greedy.tokenizer
+    alone = [greedy.generate([p], banned=[["foo"]])[0].text for p in prompts]
+    batch = [p for p in prompts for _ in range(3)]
+    enc = tok([greedy.format_prompt(p) for p in batch], return_tensors="pt", padding=True,
+              add_special_tokens=False)
+    first, inverse = unique_rows(enc["input_ids"], enc["attention_mask"])
+    assert (enc["input_ids"][first][inverse] == enc["input_ids"]).all() and len(first) == 3
+    calls = []
+    hook = greedy.model.register_forward_pre_hook(lambda m, a, kw: calls.append(tuple(kw["input_ids"].shape)),
+                                                  with_kwargs=True)
+    try:
+        rows = generate_banned(greedy.model, tok, enc, [PhraseSet(["foo"], SETTINGS)] * len(batch),
+                               max_new_tokens=16, temperature=0.0, top_p=1.0, stop_ids=greedy._stop_ids,
+                               max_rewinds=8, graphs=graphs)
+    finally:
+        hook.remove()
+    assert calls[0] == (3, enc["input_ids"].shape[1])  # the prompts' pass: three rows
+    assert all(shape[1] == 1 for shape in calls[1:]) and calls[1][0] == len(batch)  # then every row decodes
+    assert [tok.decode(r.ids, skip_special_tokens=True) for r in rows] == [a for a in alone for _ in range(3)]
+
+
+def test_unique_rows_tells_rows_apart_by_their_mask_too():
+    import torch
+
+    from spacy_linkguard.llm.models.decode_steps import unique_rows
+
+    ids = torch.tensor([[0, 5, 6], [0, 5, 6], [0, 5, 6], [1, 2, 3]])
+    mask = torch.tensor([[0, 1, 1], [1, 1, 1], [0, 1, 1], [1, 1, 1]])  # row 1: token 0 is real there
+    first, inverse = unique_rows(ids, mask)
+    assert sorted(first.tolist()) == [0, 1, 3]
+    assert (ids[first][inverse] == ids).all() and (mask[first][inverse] == mask).all()
+    assert unique_rows(ids[1:], mask[1:]) is None  # no row repeats
+
+
 def produced_phrases(texts):
     """Phrases the model wrote, in several forms: as written, upper-cased, with
     a leading space; one- and two-word ones, including words with inner

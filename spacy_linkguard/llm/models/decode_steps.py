@@ -16,6 +16,9 @@ not by the GPU. Rows leaving the batch, or a batch outgrowing its columns,
 move the buffers and capture again. On a CPU the same buffers are run
 eagerly (what the tests check against `EagerSteps`).
 
+Both compute a prompt that the batch holds several times (the candidates of
+one sentence) once, and copy its keys and values to its other rows.
+
 Both give the loop the same surface: `mask` (rows x columns; the loop sets a
 row's new column to 1 and a rewound row's columns to 0), `prefill`, `room`
 (column n must exist), `select` (keep these rows) and `step`.
@@ -49,6 +52,36 @@ def forward(model, ids, mask, position_ids, cache, first_col: int):
     return out.logits[:, -1, :]
 
 
+def unique_rows(input_ids, mask):
+    """Rows of a batch that repeat an earlier row (the same prompt sampled n
+    times): (first, inverse), where input_ids[first] are the distinct rows
+    and input_ids[first][inverse] is the batch again; None when no row repeats."""
+    import torch
+
+    rows = torch.cat([input_ids, mask.to(input_ids.dtype)], dim=1)
+    _, inverse = torch.unique(rows, dim=0, return_inverse=True)
+    n = int(inverse.max()) + 1
+    if n == rows.shape[0]:
+        return None
+    order = torch.arange(rows.shape[0], device=rows.device)
+    first = torch.full((n,), rows.shape[0], dtype=order.dtype, device=rows.device)
+    first = first.scatter_reduce(0, inverse, order, reduce="amin")
+    return first, inverse
+
+
+def prefill_once(model, input_ids, mask, position_ids, cache):
+    """The prompts' forward pass with each distinct prompt computed once: the
+    cache's rows and the logits are then repeated for the batch's copies.
+    RETURNS the last position's logits (batch, vocab)."""
+    repeated = unique_rows(input_ids, mask)
+    if repeated is None:
+        return forward(model, input_ids, mask, position_ids, cache, 0)
+    first, inverse = repeated
+    logits = forward(model, input_ids[first], mask[first], position_ids[first], cache, 0)
+    cache.batch_select_indices(inverse)
+    return logits[inverse]
+
+
 def make_steps(model, *, graphs: bool, max_new_tokens: int):
     """GraphSteps when asked for and the model's attention takes its mask, else EagerSteps."""
     attention = getattr(model.config, "_attn_implementation", None)
@@ -73,7 +106,7 @@ class EagerSteps:
         batch, width = input_ids.shape
         self.mask = torch.zeros(batch, width + 64, dtype=mask.dtype, device=mask.device)
         self.mask[:, :width] = mask
-        return forward(self.model, input_ids, self.mask[:, :width], position_ids, self.cache, 0)
+        return prefill_once(self.model, input_ids, self.mask[:, :width], position_ids, self.cache)
 
     def room(self, n_cols: int) -> None:
         import torch
@@ -107,7 +140,7 @@ class GraphSteps:
         from transformers import DynamicCache
 
         cache = DynamicCache(config=self.model.config)
-        logits = forward(self.model, input_ids, mask, position_ids, cache, 0)
+        logits = prefill_once(self.model, input_ids, mask, position_ids, cache)
         width = input_ids.shape[1]
         keys = [layer.keys for layer in cache.layers]
         values = [layer.values for layer in cache.layers]
