@@ -171,6 +171,30 @@ def test_a_prompt_repeated_in_the_batch_is_computed_once(greedy, graphs):
     assert [tok.decode(r.ids, skip_special_tokens=True) for r in rows] == [a for a in alone for _ in range(3)]
 
 
+def test_the_models_cuda_graphs_setting_decodes_over_fixed_buffers(monkeypatch):
+    # HF.v1 with cuda_graphs and grouped_sdpa (the sentence GPU configs) reaches
+    # GraphSteps; without cuda_graphs it decodes step by step; same text.
+    from spacy_linkguard.llm.models import attention, decode_steps
+
+    made = []
+
+    def counting(name):
+        class Counting(getattr(decode_steps, name)):
+            def __init__(self, *args, **kwargs):
+                made.append(name)
+                super().__init__(*args, **kwargs)
+        return Counting
+
+    for name in ("GraphSteps", "EagerSteps"):
+        monkeypatch.setattr(decode_steps, name, counting(name))
+    graphs = make(attn_implementation="grouped_sdpa", cuda_graphs=True)
+    assert graphs.model.config._attn_implementation == attention.NAME in decode_steps.BOOLEAN_MASK_ATTENTION
+    with_graphs = graphs.generate([REPEAT], banned=[["foo"]])[0]
+    stepwise = make(attn_implementation="grouped_sdpa").generate([REPEAT], banned=[["foo"]])[0]
+    assert made == ["GraphSteps", "EagerSteps"]
+    assert with_graphs.text == stepwise.text and with_graphs.rewinds == stepwise.rewinds >= 1
+
+
 def test_unique_rows_tells_rows_apart_by_their_mask_too():
     import torch
 

@@ -33,6 +33,7 @@ from typing import Any, List, Sequence
 # columns of room a GraphSteps buffer has beyond the prompt and max_new_tokens
 EXTRA_COLUMNS = 32
 # attention implementations that take a boolean 4-D mask as GraphSteps passes it
+# (the second is attention.NAME, spelled out: the benchmark loads this file alone)
 BOOLEAN_MASK_ATTENTION = ("sdpa", "linkguard_grouped_sdpa")
 
 
