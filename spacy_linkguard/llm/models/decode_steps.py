@@ -28,7 +28,7 @@ a machine without the package's other dependencies.
 """
 import inspect
 from functools import lru_cache
-from typing import Any, List, Sequence
+from typing import Any, List, Sequence, Tuple
 
 # columns of room a GraphSteps buffer has beyond the prompt and max_new_tokens
 EXTRA_COLUMNS = 32
@@ -143,18 +143,16 @@ class GraphSteps:
         cache = DynamicCache(config=self.model.config)
         logits = prefill_once(self.model, input_ids, mask, position_ids, cache)
         width = input_ids.shape[1]
-        keys = [layer.keys for layer in cache.layers]
-        values = [layer.values for layer in cache.layers]
-        self._place(keys, values, mask.bool(), width, width + self.max_new_tokens + EXTRA_COLUMNS)
+        self._place(_states(cache), mask.bool(), width, width + self.max_new_tokens + EXTRA_COLUMNS)
         return logits
 
     def room(self, n_cols: int) -> None:
         columns = self.mask.shape[1]
         if n_cols >= columns:
-            self._place(self.keys, self.values, self.mask, columns, 2 * columns)
+            self._place(_states(self.cache), self.mask, columns, 2 * columns)
 
     def select(self, keep) -> None:
-        self._place([k[keep] for k in self.keys], [v[keep] for v in self.values], self.mask[keep],
+        self._place([(k[keep], v[keep]) for k, v in _states(self.cache)], self.mask[keep],
                     self.mask.shape[1], self.mask.shape[1])
 
     def step(self, feed: Sequence[int], pos: Sequence[int], n_cols: int):
@@ -171,8 +169,9 @@ class GraphSteps:
         self.graph.replay()
         return self.logits
 
-    def _place(self, keys: List[Any], values: List[Any], mask, used: int, columns: int) -> None:
-        """(Re)allocate the buffers with `columns` columns, the first `used` copied."""
+    def _place(self, states: List[Tuple[Any, Any]], mask, used: int, columns: int) -> None:
+        """(Re)allocate the buffers with `columns` columns, the first `used` of
+        each layer's (keys, values) and of `mask` copied."""
         import torch
 
         from transformers import DynamicCache
@@ -187,9 +186,7 @@ class GraphSteps:
         self.positions = torch.zeros(batch, 1, dtype=torch.long, device=device)
         layer_class = _fixed_layer_class()
         self.cache = DynamicCache(config=self.model.config)
-        self.cache.layers = [layer_class(k, v, used, columns, self.column) for k, v in zip(keys, values)]
-        self.keys = [layer.keys for layer in self.cache.layers]
-        self.values = [layer.values for layer in self.cache.layers]
+        self.cache.layers = [layer_class(k, v, used, columns, self.column) for k, v in states]
 
     def _run(self):
         out = self.model(input_ids=self.ids, attention_mask=self.mask[:, None, None, :], position_ids=self.positions,
@@ -213,6 +210,11 @@ class GraphSteps:
             self.logits = self._run()
         self.graph = graph
         self.captures += 1
+
+
+def _states(cache) -> List[Tuple[Any, Any]]:
+    """Each layer's (keys, values) tensors."""
+    return [(layer.keys, layer.values) for layer in cache.layers]
 
 
 @lru_cache(maxsize=None)
