@@ -7,6 +7,15 @@ STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
+# Downloads ride out a flaky network: pip retries connections and resumes an
+# interrupted wheel (pip's own settings; a pip that lacks one ignores it), and
+# each install is tried up to three times before the make fails.
+export PIP_RETRIES := 10
+export PIP_TIMEOUT := 60
+export PIP_RESUME_RETRIES := 20
+EXTRAS := all,dev
+PIP_INSTALL = for try in 1 2 3; do $(PY) -m pip install $(1) && break; \
+	  if [ $$try = 3 ]; then exit 1; fi; echo "pip install failed (try $$try of 3), again in 20 s"; sleep 20; done
 
 .PHONY: install sysdeps models run test clean-venv
 
@@ -18,15 +27,16 @@ sysdeps:
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	  $$SUDO apt-get -o Acquire::Retries=5 update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get \
+	    -o Acquire::Retries=5 install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
 $(STAMP): setup.cfg setup.py pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --upgrade pip
+	$(call PIP_INSTALL,--upgrade pip)
 	# torch first: this exact spec takes the local CPU wheel (any other pulls a CUDA build).
-	$(PY) -m pip install torch==2.13.0
-	$(PY) -m pip install -e ".[all,dev]"
+	$(call PIP_INSTALL,torch==2.13.0)
+	$(call PIP_INSTALL,-e ".[$(EXTRAS)]")
 	touch $(STAMP)
 
 install: $(STAMP)
