@@ -548,4 +548,7 @@ class Errors(metaclass=ErrorsWithCodes):
             "out, or choose that mode (`paraphrase --help` lists what each option needs).")
     E288 = ("guarantee_unit is {value!r}; expected one of: {expected} (\"span\" replaces a "
             "flagged span whole, \"token\" only its rarest token).")
+    E289 = ("Document {doc_id!r} of {output} (line {line}) is not in {queries}: `review` "
+            "shows each rewritten document beside its input, found by id. Pass the "
+            "file the rewrite read (`rewrite QUERIES ... -o {output}`).")
 # fmt: on

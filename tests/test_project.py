@@ -328,6 +328,9 @@ def test_project_run_all_end_to_end(tmp_path):
     assert "At 0% each query is as given: 2 of 2 already contain `[REDACTED]`" in md
     for href in re.findall(r"\]\((docs/[^)]+)\)", md):
         assert (report / href).is_file()
+    # The review page: the arity <= 3 rewrite's documents, each beside its input.
+    review = (report / "review.html").read_text(encoding="utf-8")
+    assert review.count('<section class="doc"') == 2 and 'data-total="docs">2<' in review
 
     # A second run skips every step: all inputs and outputs are declared.
     again = run_group([sys.executable, "-m", "weasel", "run", "all", str(proj), *overrides], proj, env, 600)

@@ -14,6 +14,7 @@ COMMAND_MODULES = [
     "deid_cmds",
     "rewrite_cmds",
     "paraphrase_cmd",
+    "review_cmd",
     "model_cmds",
     "experiments.prepare_cmd",
     "experiments.deidentify_queries_cmd",

@@ -1,5 +1,6 @@
 """Paragraph similarity and facts kept / new facts (SPEC.md "Metrics"): the
-pure parts of spacy_linkguard.experiments.metrics, checked against brute-force
+pure parts of spacy_linkguard.experiments.metrics and the paragraphs they pair
+(spacy_linkguard.paragraphs), checked against brute-force
 and numpy oracles. The fact extractor is the real `llm.facts.facts_of`, except
 where a test passes its own (said so there)."""
 import itertools
@@ -9,9 +10,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from spacy_linkguard.experiments.metrics import (align_paragraphs, document_paragraph_facts, fact_counts, pair_score,
-                                                 quantile, share_below, similarity_pairs, split_paragraphs,
-                                                 summarize_paragraphs, word_bag)
+from spacy_linkguard.experiments.metrics import (document_paragraph_facts, fact_counts, quantile, share_below,
+                                                 similarity_pairs, summarize_paragraphs)
+from spacy_linkguard.paragraphs import align_paragraphs, pair_score, split_paragraphs, word_bag
 
 
 def test_split_paragraphs_on_blank_lines_only():

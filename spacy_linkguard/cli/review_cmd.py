@@ -1,0 +1,62 @@
+"""`review`: a static HTML page that shows each changed paragraph of a rewrite
+beside its input, to be read before the text is released (`review/`)."""
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..ngrams import DEFAULT_PLACEHOLDER
+from ._util import fail
+from .app import app
+from .detect_cmds import check_limit
+
+
+@app.command("review")
+def review_cmd(
+    queries: Path = typer.Argument(..., help="JSONL of the documents the rewrite read, one {\"id\", \"text\"} a line."),
+    rewritten: Path = typer.Argument(..., help="The rewrite's output (`rewrite -o`, `paraphrase -o`): JSONL with "
+                                     "id and text, and where written safe, verdict and forced_redactions."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="The HTML page to write; default: stdout."),
+    placeholder: str = typer.Option(DEFAULT_PLACEHOLDER, "--placeholder", help="The redaction placeholder, counted "
+                                    "where the rewrite added it."),
+    all_paragraphs: bool = typer.Option(False, "--all-paragraphs", help="Show the unchanged paragraphs too."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N rewritten documents."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
+) -> None:
+    """Write a page that shows every changed paragraph of a rewrite beside its
+    input, the words that changed marked, the paragraphs whose facts or
+    placeholders changed first to read."""
+    import sys
+    from itertools import islice
+
+    from tqdm import tqdm
+
+    from ..corpus import count_lines, iter_json_lines, iter_records, record_from_obj, require_file
+    from ..errors import Errors, LinkguardError
+    from ..review import render_review, review_item
+    from .output import refuse_same_file, write_text_atomic
+
+    try:
+        check_limit(limit)
+        refuse_same_file(output, queries, rewritten)
+        require_file(rewritten)
+        inputs = {rec.id: rec.text for rec in iter_records(queries)}
+        total = count_lines(rewritten) if limit is None else limit
+        items = []
+        lines = islice(iter_json_lines(rewritten), limit)
+        for line, obj in tqdm(lines, total=total, desc="review", unit="doc", file=sys.stderr, disable=not progress):
+            rec = record_from_obj(obj, path=rewritten, line=line)
+            if rec.id not in inputs:
+                raise LinkguardError(Errors.E289.format(doc_id=rec.id, output=rewritten, line=line, queries=queries))
+            items.append(review_item(inputs[rec.id], {**obj, "id": rec.id}, placeholder=placeholder))
+        write_text_atomic(output, render_review(items, all_paragraphs=all_paragraphs), queries, rewritten)
+    except LinkguardError as e:
+        fail(e)
+    n_changed = sum(item["n_changed"] for item in items)
+    n_attention = sum(item["n_attention"] for item in items)
+    typer.echo(f"{len(items)} document(s), {n_changed} changed paragraph(s), {n_attention} to read first "
+               f"-> {output or 'stdout'}", err=True)
+    if not items:
+        from .release import warn_empty
+
+        warn_empty(rewritten, "review", f"wrote a page with no document to {output or 'stdout'}")
