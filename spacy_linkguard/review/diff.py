@@ -2,11 +2,11 @@
 
 The texts are cut into tokens: a word (letters and digits, with an inner
 apostrophe: "applicant's") or one other non-space character, each with the
-whitespace that follows it; whitespace before the first token is a token of
-its own (in the diff it is spacing: an "equal" stretch). Tokens are compared without that whitespace, case-sensitively
-(difflib's longest matching blocks, no junk heuristic), and the result is a
-list of segments whose `old` parts joined are the first text and whose `new`
-parts joined are the second. Pure functions, no model.
+whitespace that follows it; whitespace before the first word is spacing (an
+"equal" stretch of the diff). Tokens are compared without their whitespace,
+case-sensitively (difflib's longest matching blocks, no junk heuristic), and
+the result is a list of segments whose `old` parts joined are the first text
+and whose `new` parts joined are the second. Pure functions, no model.
 """
 import re
 from difflib import SequenceMatcher

@@ -4,11 +4,11 @@ Its paragraphs are paired with the input's (`paragraphs.paragraph_pairs`);
 each pair whose text differs is a changed paragraph, shown as a word diff
 (`diff.word_diff`), and an input paragraph without a partner is a dropped
 one, an output paragraph without a partner an added one. A paragraph asks
-for attention first when the rewrite dropped or added a fact of
-`llm.facts` (a number, an ordinal, a negation, a legal reference) or a
-placeholder, or when it is dropped or added whole: those are what a reader must check before anything else, though
-a paragraph without them can still say something its input does not.
-Pure functions, no model.
+for attention first when the rewrite dropped or added a fact of `llm.facts`
+(a number, an ordinal, a negation, a legal reference) or a placeholder, or
+when it is dropped or added whole: a reader checks those before anything
+else, though a paragraph without them can still say something its input does
+not. Pure functions, no model.
 """
 from collections import Counter
 from dataclasses import dataclass, field
