@@ -5,7 +5,6 @@ from typing import Optional
 
 import typer
 
-from ..ngrams import DEFAULT_PLACEHOLDER
 from ._util import fail
 from .app import app
 from .detect_cmds import check_limit
@@ -17,8 +16,8 @@ def review_cmd(
     rewritten: Path = typer.Argument(..., help="The rewrite's output (`rewrite -o`, `paraphrase -o`): JSONL with "
                                      "id and text, and where written safe, verdict and forced_redactions."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="The HTML page to write; default: stdout."),
-    placeholder: str = typer.Option(DEFAULT_PLACEHOLDER, "--placeholder", help="The redaction placeholder, counted "
-                                    "where the rewrite added it."),
+    placeholder: Optional[str] = typer.Option(None, "--placeholder", help="The redaction placeholder, counted "
+                                              "where the rewrite added or left it out (default: [REDACTED])."),
     all_paragraphs: bool = typer.Option(False, "--all-paragraphs", help="Show the unchanged paragraphs too."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N rewritten documents."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
@@ -33,6 +32,7 @@ def review_cmd(
 
     from ..corpus import count_lines, iter_json_lines, iter_records, record_from_obj, require_file
     from ..errors import Errors, LinkguardError
+    from ..ngrams import DEFAULT_PLACEHOLDER  # spaCy: loaded here, so that `--help` stays light
     from ..review import render_review, review_item
     from .output import refuse_same_file, write_text_atomic
 
@@ -48,7 +48,8 @@ def review_cmd(
             rec = record_from_obj(obj, path=rewritten, line=line)
             if rec.id not in inputs:
                 raise LinkguardError(Errors.E289.format(doc_id=rec.id, output=rewritten, line=line, queries=queries))
-            items.append(review_item(inputs[rec.id], {**obj, "id": rec.id}, placeholder=placeholder))
+            items.append(review_item(inputs[rec.id], {**obj, "id": rec.id},
+                                     placeholder=placeholder or DEFAULT_PLACEHOLDER))
         write_text_atomic(output, render_review(items, all_paragraphs=all_paragraphs), queries, rewritten)
     except LinkguardError as e:
         fail(e)

@@ -37,7 +37,7 @@ def loaded_after(*args: str, cwd: Path) -> set:
     return {m for m in lines["LOADED"].split(",") if m}
 
 
-@pytest.mark.parametrize("command", [["detect", "--help"], ["show", "--help"], ["--help"]])
+@pytest.mark.parametrize("command", [["detect", "--help"], ["show", "--help"], ["review", "--help"], ["--help"]])
 def test_help_imports_nothing_heavy(command, tmp_path):
     assert loaded_after(*command, cwd=tmp_path) == set()
 

@@ -129,3 +129,13 @@ def test_an_empty_rewrite_is_a_coded_warning(files):
         res = run(q, empty, "-o", tmp / "empty.html")
     assert res.exit_code == 0
     assert 'data-total="docs">0<' in (tmp / "empty.html").read_text(encoding="utf-8")
+
+
+def test_another_placeholder(files):
+    q, _, tmp = files
+    out = write(tmp / "other.jsonl", [{"id": "d3", "text": "Nothing <X> changes <X> here."}])
+    write(q, [{"id": "d3", "text": "Nothing changes here <X>."}])
+    assert run(q, out, "-o", tmp / "x.html", "--placeholder", "<X>").exit_code == 0
+    assert "placeholders added:</span> 1" in (tmp / "x.html").read_text(encoding="utf-8")
+    assert run(q, out, "-o", tmp / "y.html").exit_code == 0  # [REDACTED]: none added
+    assert "placeholders added:" not in (tmp / "y.html").read_text(encoding="utf-8")
