@@ -12,9 +12,9 @@ not. Pure functions, no model.
 """
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from ..llm.facts import fact_spans
+from ..llm.facts import Span, fact_spans
 from ..ngrams import DEFAULT_PLACEHOLDER
 from ..paragraphs import paragraph_pairs
 from .diff import Segment, word_diff
@@ -60,18 +60,30 @@ class ParagraphReview:
 
 def review_paragraph(old: str, new: str, placeholder: str = DEFAULT_PLACEHOLDER) -> ParagraphReview:
     """`old` beside `new` (ParagraphReview); either may be "" (a paragraph dropped or added)."""
+    if old == new:  # nothing to diff, no fact can change
+        return ParagraphReview(old, new, [Segment("equal", old, new)])
+    dropped, added = fact_changes(old, new)
     return ParagraphReview(
-        old, new, word_diff(old, new) if old != new else [Segment("equal", old, new)],
-        facts_dropped=missing_facts(old, new), facts_added=missing_facts(new, old),
+        old, new, word_diff(old, new), facts_dropped=dropped, facts_added=added,
         placeholders_added=new.count(placeholder) - old.count(placeholder) if placeholder else 0,
     )
+
+
+def fact_changes(old: str, new: str) -> Tuple[List[str], List[str]]:
+    """(the facts of `old` that `new` lacks, those of `new` that `old` lacks):
+    `missing_facts` both ways, each text's facts read once."""
+    spans_old, spans_new = fact_spans(old), fact_spans(new)
+    return _missing(old, spans_old, spans_new), _missing(new, spans_new, spans_old)
 
 
 def missing_facts(text: str, other: str) -> List[str]:
     """The facts of `text` that `other` lacks (a multiset difference of
     canonical facts), each as written in `text`, in text order."""
-    spans = fact_spans(text)
-    missing = Counter(v for _, _, v in spans) - Counter(v for _, _, v in fact_spans(other))
+    return _missing(text, fact_spans(text), fact_spans(other))
+
+
+def _missing(text: str, spans: List[Span], other_spans: List[Span]) -> List[str]:
+    missing = Counter(v for _, _, v in spans) - Counter(v for _, _, v in other_spans)
     out = []
     for start, end, value in spans:
         if missing[value] > 0:
