@@ -69,7 +69,7 @@ def main() -> None:
     from spacy_linkguard.jobs.rewrite_pipeline import load_rewrite_pipeline
     from spacy_linkguard.corpus import iter_records
     from spacy_linkguard.index import NgramIndex
-    from spacy_linkguard.llm.guards import NO_JSON
+    from spacy_linkguard.filters.reasons import NO_JSON
 
     load_before = os.getloadavg()
     tmp = None

@@ -436,7 +436,7 @@ class Errors(metaclass=ErrorsWithCodes):
             "before it fails), received {value!r}.")
     E229 = ("`loss` needs one completion per prompt: received {n_prompts} prompts "
             "and {n_completions} completions.")
-    # E231-E233: the guards of a regenerated sentence (llm/fact_guard.py, llm/vocabulary_guard.py,
+    # E231-E233: the guards of a regenerated sentence (filters/f2_facts.py, filters/f8_vocabulary.py,
     # rewrite/vocabulary.py)
     E231 = ("The flagged span {span!r} is not a character span of the sentence "
             "(length {length}): expected (start, end) with 0 <= start < end <= "

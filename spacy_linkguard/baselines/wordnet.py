@@ -37,15 +37,22 @@ _SUFFIX_RULES: Dict[str, Tuple[Tuple[str, str], ...]] = {
 _ADJ_MARKER = re.compile(r"\((?:a|p|ip)\)$")
 
 
+# Pointer symbols of data.<pos> lines that lead to a more general synset:
+# hypernym and instance hypernym (nouns, verbs).
+HYPERNYM_POINTERS = ("@", "@i")
+
+
 @dataclass(frozen=True)
 class Synset:
     """One WordNet synset: its POS letter, byte offset in data.<pos>, lemma names
-    (spaces, not underscores, in file order) and gloss."""
+    (spaces, not underscores, in file order), gloss, and the (POS letter,
+    offset) of each more general synset it points to (`HYPERNYM_POINTERS`)."""
 
     pos: str
     offset: int
     lemmas: Tuple[str, ...]
     gloss: str
+    hypernyms: Tuple[Tuple[str, int], ...] = ()
 
 
 def resolve_wordnet_dir(path: Union[str, Path, None] = None) -> Path:
@@ -140,6 +147,23 @@ class WordNet:
                     out.append(name)
         return out
 
+    def hypernym_closure(self, synset: Synset, depth: int) -> List[Synset]:
+        """The synsets reachable from `synset` by 1..`depth` hypernym or
+        instance-hypernym pointers, nearest first, each once."""
+        out: List[Synset] = []
+        seen = {(synset.pos, synset.offset)}
+        level = [synset]
+        for _ in range(depth):
+            nxt = []
+            for s in level:
+                for key in s.hypernyms:
+                    if key not in seen:
+                        seen.add(key)
+                        nxt.append(self.synset(*key))
+            out.extend(nxt)
+            level = nxt
+        return out
+
     def synset(self, pos: str, offset: int) -> Synset:
         """The synset at byte `offset` of data.<pos> (cached)."""
         cached = self._synsets.get((pos, offset))
@@ -209,7 +233,15 @@ def _parse_data_line(line: str, pos: str, offset: int) -> Synset:
     for i in range(n_words):
         word = _ADJ_MARKER.sub("", parts[4 + 2 * i])
         lemmas.append(word.replace("_", " "))
-    return Synset(pos=pos, offset=offset, lemmas=tuple(lemmas), gloss=gloss.strip())
+    # then: p_cnt, and p_cnt pointers "symbol offset pos source/target"
+    at = 4 + 2 * n_words
+    n_pointers = int(parts[at]) if at < len(parts) else 0
+    hypernyms = []
+    for i in range(n_pointers):
+        symbol, target, target_pos = parts[at + 1 + 4 * i : at + 4 + 4 * i]
+        if symbol in HYPERNYM_POINTERS:
+            hypernyms.append(("a" if target_pos == "s" else target_pos, int(target)))
+    return Synset(pos=pos, offset=offset, lemmas=tuple(lemmas), gloss=gloss.strip(), hypernyms=tuple(hypernyms))
 
 
 def load_wordnet(path: Union[str, Path, None] = None) -> WordNet:
@@ -218,5 +250,5 @@ def load_wordnet(path: Union[str, Path, None] = None) -> WordNet:
     return WordNet(path)
 
 
-__all__: Iterable[str] = ["Synset", "WordNet", "load_wordnet", "resolve_wordnet_dir",
+__all__: Iterable[str] = ["HYPERNYM_POINTERS", "Synset", "WordNet", "load_wordnet", "resolve_wordnet_dir",
                           "UPOS_TO_WORDNET", "POS_NAMES"]

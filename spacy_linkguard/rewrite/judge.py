@@ -19,7 +19,7 @@ from difflib import SequenceMatcher
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..llm.chunking import Chunk
-from ..llm.guards import words
+from ..filters.f1_reply import words
 from ..ngrams import NgramSettings
 from .occurs import occurs
 
@@ -65,7 +65,7 @@ class EditJudge:
             return []
         known = self._known.get(chunk.doc_index)
         if known is None:
-            from ..llm.vocabulary_guard import unknown_words
+            from ..filters.f8_vocabulary import unknown_words
             from .vocabulary import vocabulary_of
 
             vocab = vocabulary_of(self.index, self.texts[chunk.doc_index])

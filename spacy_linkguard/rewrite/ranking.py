@@ -19,7 +19,9 @@ The weights (1.0, 0.5, 0.5 by default): a candidate that drops a qualifier
 words, so it loses to one that keeps it unless it is clearly more fluent; a
 garbled candidate's loss rises by a nat or more per token, which outweighs
 any closeness. `tests/rewrite/test_ranking.py` shows the weighing on such
-examples. A term whose model is missing (no embedder; a backend without
+examples. With `max_loss_rise`, a candidate whose loss rises by more than
+that is no candidate at all (`filters/f9_fluency.py`, ``ungrammatical``):
+its score is None. A term whose model is missing (no embedder; a backend without
 `loss`, such as llama.cpp or an OpenAI-compatible server) is left out.
 """
 from dataclasses import dataclass
@@ -27,7 +29,8 @@ from difflib import SequenceMatcher
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ..errors import Errors, LinkguardError
-from ..llm.guards import words
+from ..filters.f1_reply import words
+from ..filters.f9_fluency import check_fluency, check_max_loss_rise
 
 
 @dataclass(frozen=True)
@@ -89,32 +92,42 @@ class CandidateRanker:
     embedder: a `SentenceEmbedder` (anything with `cosines(pairs)`), or None.
     model: the rewriting model (anything with `loss(prompts, completions)`), or None.
     weights (RankWeights): The terms' weights.
+    max_loss_rise (Optional[float]): The fluency filter (`filters/f9_fluency.py`);
+        None: none. Needs a model with `loss`.
+    RAISES: LinkguardError E207 for a bad `max_loss_rise`.
     """
 
-    def __init__(self, embedder: Any = None, model: Any = None, weights: RankWeights = RankWeights()) -> None:
+    def __init__(self, embedder: Any = None, model: Any = None, weights: RankWeights = RankWeights(),
+                 max_loss_rise: Optional[float] = None) -> None:
         self.embedder = embedder
         self.model = model if hasattr(model, "loss") else None
         self.weights = weights
+        self.max_loss_rise = check_max_loss_rise(max_loss_rise)
 
-    def scores(self, items: Sequence[Tuple[str, str, Sequence[str]]]) -> List[List[float]]:
+    def scores(self, items: Sequence[Tuple[str, str, Sequence[str]]]) -> List[List[Optional[float]]]:
         """The score of every candidate, batched over all sentences.
 
         items: (original sentence, prompt, candidates) per sentence.
-        RETURNS (List[List[float]]): One score per candidate, per sentence.
+        RETURNS (List[List[Optional[float]]]): One score per candidate, per
+            sentence; None for a candidate the fluency filter rejects.
         """
         flat = [(orig, prompt, cand) for orig, prompt, cands in items for cand in cands]
         w = self.weights
-        total = [w.kept * kept(orig, cand) for orig, _, cand in flat]
+        total: List[Optional[float]] = [w.kept * kept(orig, cand) for orig, _, cand in flat]
         if self.embedder is not None and w.meaning and flat:
             for i, cos in enumerate(self.embedder.cosines([(orig, cand) for orig, _, cand in flat])):
                 total[i] += w.meaning * cos
-        if self.model is not None and w.loss and flat:
+        if self.model is not None and (w.loss or self.max_loss_rise is not None) and flat:
             originals = [(prompt, orig) for orig, prompt, cands in items if cands]
             base = self.model.loss([p for p, _ in originals], [o for _, o in originals])
             base_of = {key: b for key, b in zip(originals, base)}
             losses = self.model.loss([p for _, p, _ in flat], [c for _, _, c in flat])
             for i, ((orig, prompt, _), loss) in enumerate(zip(flat, losses)):
-                total[i] -= w.loss * max(0.0, loss - base_of[(prompt, orig)])
+                rise = loss - base_of[(prompt, orig)]
+                if check_fluency(rise, self.max_loss_rise) is not None:
+                    total[i] = None
+                else:
+                    total[i] -= w.loss * max(0.0, rise)  # type: ignore[operator]
         out, pos = [], 0
         for _, _, cands in items:
             out.append(total[pos : pos + len(cands)])
@@ -123,12 +136,15 @@ class CandidateRanker:
 
     def best(self, items: Sequence[Tuple[str, str, Sequence[str]]]) -> List[Optional[Tuple[int, float]]]:
         """The index and score of each sentence's best candidate (the first on
-        ties), or None for a sentence without candidates."""
-        out: List[Optional[Tuple[int, float]]] = []
-        for scores in self.scores(items):
-            if not scores:
-                out.append(None)
-                continue
-            i = max(range(len(scores)), key=lambda j: (scores[j], -j))
-            out.append((i, scores[i]))
-        return out
+        ties), or None for a sentence without candidates (or none fluent)."""
+        return [best_index(scores) for scores in self.scores(items)]
+
+
+def best_index(scores: Sequence[Optional[float]]) -> Optional[Tuple[int, float]]:
+    """The index and score of the highest score (the first on ties; None
+    scores skipped), or None when there is none."""
+    live = [j for j, s in enumerate(scores) if s is not None]
+    if not live:
+        return None
+    i = max(live, key=lambda j: (scores[j], -j))
+    return i, scores[i]  # type: ignore[return-value]

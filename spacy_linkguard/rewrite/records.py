@@ -37,7 +37,7 @@ class PassRecord:
     chunks_total / chunks_sent: chunks of the document / chunks with spans.
     chunks_accepted: sent chunks whose edit passed the guards.
     llm_calls: replies requested (retries included).
-    rejected: rejected replies by reason (see `spacy_linkguard.llm.guards`).
+    rejected: rejected replies by reason (see `spacy_linkguard.filters.f1_reply`).
     prompt_tokens / completion_tokens: summed over the calls.
     chunk_tokens: (prompt tokens, completion tokens) of each call.
     seconds: wall time of the pass for this document (its share of batched calls).

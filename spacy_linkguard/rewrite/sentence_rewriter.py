@@ -3,26 +3,21 @@
 The backend of the sentence task (`linkguard.RewriteSentences.v1`). For each
 flagged sentence it samples `n_candidates` replies in one batched call, the
 sentence's flagged phrases banned while decoding where the model can
-(`HFChatModel`; other backends are checked after generation). Each candidate
-is filtered, in order, by:
+(`HFChatModel`; other backends are checked after generation), and, beside
+them, the truthful edits that need no model (`model_free.py`: a flagged
+detail dropped or generalized). Every candidate passes the filters of
+`filters/`, top to bottom (`filters/chain.py`): the reply's form, its facts,
+its opposites, the words kept (words form), its words grounded in the input,
+the banned phrases, the index, the vocabulary; the first that rejects names
+the reason counted in the pass record. A sentence's banned phrases are its
+flagged spans and every minimal linking N-gram (arity 1) of the flagged
+sentences of its document, reported or not: writing one of those would link
+again.
 
-1. the task's review: the guards of every task, the fact guard and, in the
-   task's words form, the words guard (every word not named kept);
-2. the banned phrases, token-wise (SPEC.md's "still occurs"): `banned_phrase`.
-   A sentence's banned phrases are its flagged spans and every minimal
-   linking N-gram (arity 1) of the flagged sentences of its document,
-   reported or not (one that overlaps a flagged span is not reported):
-   writing one of those would link again;
-3. the index, through the loop's judge: a flagged span left or a new linking
-   N-gram under the document's verdict is `still_linking`;
-4. the vocabulary: a word that occurs neither in the collection nor in the
-   input document is `unknown_word` (a misspelling is no rewrite);
-
-and the survivors of every sentence are ranked together (`ranking.py`: close
-in meaning, words kept, the model's own loss) against the sentence as the
-last pass left it, or with `rank_against="input"` against the input's
-sentence (`Chunk.original`), so that a sentence rewritten again in a later
-pass is kept close to what the input said, not only to its last rewrite. A
+The survivors of every sentence are ranked together (`ranking.py`: close in
+meaning, words kept, the model's own loss, a candidate far less fluent than
+its input rejected) against the sentence as the last pass left it, or with
+`rank_against="input"` against the input's sentence (`Chunk.original`). A
 sentence none of whose candidates survives is asked again (`max_retries`),
 and then once more for a more general sentence (`generalize`) before the
 loop leaves it to the next pass or, after the last, to guarantee mode.
@@ -31,21 +26,20 @@ import inspect
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import Errors, LinkguardError
+from ..filters.chain import CandidateFilters
+from ..filters.f5_grounded import GroundedGuard
+from ..filters.reasons import UNGRAMMATICAL
 from ..llm.chunking import Chunk
 from ..llm.models.base import Generation
 from ..ngrams import NgramSettings
 from .backends import LLMRewriter
-from .occurs import occurs_any
-from .ranking import CandidateRanker
+from .ranking import CandidateRanker, best_index
 from .records import ChunkOutcome
 
 # What a later pass ranks a rewritten sentence's candidates against.
 RANK_AGAINST = ("input", "sentence")
-
-# Rejections of this backend (beside the task's `guards.REASONS`).
-BANNED_PHRASE = "banned_phrase"
-STILL_LINKING = "still_linking"
-UNKNOWN_WORD = "unknown_word"
+# The reply recorded for a model-free candidate (no model wrote it).
+MODEL_FREE_REPLY = "(model-free edit)"
 
 
 class SentenceRewriter(LLMRewriter):
@@ -64,17 +58,24 @@ class SentenceRewriter(LLMRewriter):
     rank_against (str): "sentence" (default): candidates are ranked against
         the sentence as the last pass left it (`Chunk.text`); "input":
         against the input's sentence (`Chunk.original`), also in later passes.
+    grounded (Optional[GroundedGuard]): The grounded-words filter
+        (`filters/f5_grounded.py`); None: none.
+    model_free (Optional[ModelFreeCandidates]): The model-free candidates
+        (`model_free.py`), added in the first round; None: the model's only.
     RAISES: LinkguardError E207 for an unknown `rank_against`.
     """
 
     def __init__(self, task: Any, model: Any, *, max_retries: int = 1, n_candidates: int = 4,
                  ranker: Optional[CandidateRanker] = None, generalize: bool = True,
-                 rank_against: str = "sentence") -> None:
+                 rank_against: str = "sentence", grounded: Optional[GroundedGuard] = None,
+                 model_free: Optional[Any] = None) -> None:
         super().__init__(task, model, max_retries=max_retries, n_candidates=n_candidates)
         self.rank_against = check_rank_against(rank_against)
         self.ranker = ranker if ranker is not None else CandidateRanker(model=model)
         self.generalize = bool(generalize)
         self.system = getattr(task, "system", "llm")
+        self.candidate_filters = CandidateFilters(task, grounded)
+        self.model_free = model_free
         self.filters = True
 
     @property
@@ -101,7 +102,7 @@ class SentenceRewriter(LLMRewriter):
         banned = self._banned(chunks, judge)
         rounds = [False] * (self.max_retries + 1) + ([True] if self.generalize else [])
         pending = list(range(len(chunks)))
-        for generalize in rounds:
+        for round_index, generalize in enumerate(rounds):
             if not pending:
                 break
             if generalize:
@@ -115,23 +116,40 @@ class SentenceRewriter(LLMRewriter):
                 o = outcomes[j]
                 o.calls += 1
                 o.tokens.append([gen.prompt_tokens, gen.completion_tokens])
-                edited, reason = self._filter(chunks[j], prompts[j], gen, banned[j], settings, judge, changes[j])
-                if edited is None:
-                    o.rejected[reason] = o.rejected.get(reason, 0) + 1  # type: ignore[index]
-                elif edited not in [e for e, _ in survivors.get(j, [])]:
-                    survivors.setdefault(j, []).append((edited, gen.text))
-            order = sorted(survivors)
-            best = self.ranker.best([(self._anchor(chunks[j]), prompts[j], [e for e, _ in survivors[j]])
-                                     for j in order])
-            for j, pick in zip(order, best):
+                failed = getattr(gen, "failed", None)
+                edited, reason = (None, str(failed)) if failed else self._filter(
+                    chunks[j], prompts[j], self.task.parse(gen.text), banned[j], settings, judge, changes[j])
+                self._keep(o, survivors.setdefault(j, []), edited, reason, gen.text)
+            if round_index == 0 and self.model_free is not None:
+                for j in pending:
+                    for cand in self.model_free.candidates(chunks[j]):
+                        edited, reason = self._filter(chunks[j], "", cand, banned[j], settings, judge, changes[j])
+                        self._keep(outcomes[j], survivors.setdefault(j, []), edited, reason, MODEL_FREE_REPLY)
+            order = [j for j in sorted(survivors) if survivors[j]]
+            scores = self.ranker.scores([(self._anchor(chunks[j]), prompts[j], [e for e, _ in survivors[j]])
+                                         for j in order])
+            for j, sc in zip(order, scores):
+                o = outcomes[j]
+                unfluent = sum(x is None for x in sc)
+                if unfluent:
+                    o.rejected[UNGRAMMATICAL] = o.rejected.get(UNGRAMMATICAL, 0) + unfluent
+                pick = best_index(sc)
                 if pick is not None:
                     i, score = pick
-                    o = outcomes[j]
                     o.edited, o.reply = survivors[j][i]
                     o.prompt = prompts[j]
                     o.cost = (0, -score)  # passed the index: no span left, no new linking N-gram
-            pending = [j for j in pending if j not in survivors]
+            pending = [j for j in pending if outcomes[j].edited is None]
         return outcomes
+
+    @staticmethod
+    def _keep(outcome: ChunkOutcome, kept: List[Tuple[str, str]], edited: Optional[str], reason: Optional[str],
+              reply: str) -> None:
+        """Count a rejection, or keep a new surviving candidate (with its reply)."""
+        if edited is None:
+            outcome.rejected[reason] = outcome.rejected.get(reason, 0) + 1  # type: ignore[index]
+        elif edited not in [e for e, _ in kept]:
+            kept.append((edited, reply))
 
     def _words_for(self, chunk: Chunk, doc_share: Any) -> Optional[List[str]]:
         """The words the task's words form names for `chunk`, weighed by the
@@ -161,28 +179,13 @@ class SentenceRewriter(LLMRewriter):
             phrases.extend(p for p in linking(c) if p not in phrases)
         return [mine + [p for p in by_doc[c.doc_index] if p not in mine] for c, mine in zip(chunks, own)]
 
-    def _filter(self, chunk: Chunk, prompt: str, gen: Generation, banned: List[str], settings: NgramSettings,
-                judge: Optional[Any], change: Optional[List[str]] = None) -> Tuple[Optional[str], Optional[str]]:
-        """(candidate, None) when it passes every filter, else (None, reason);
-        `change`: the words the prompt named (the words form's words guard)."""
-        failed = getattr(gen, "failed", None)
-        if failed:
-            return None, str(failed)
-        if change is None:
-            edited, reason = self.task.review(chunk, prompt, gen.text)
-        else:
-            edited, reason = self.task.review(chunk, prompt, gen.text, change=change)
-        if edited is None:
-            return None, reason
-        if occurs_any(banned, edited, settings):
-            return None, BANNED_PHRASE
-        if judge is not None:
-            if judge(chunk, edited)[0] > 0:
-                return None, STILL_LINKING
-            unknown = getattr(judge, "unknown_words", None)
-            if unknown is not None and unknown(chunk, edited):
-                return None, UNKNOWN_WORD
-        return edited, None
+    def _filter(self, chunk: Chunk, prompt: str, edited: Optional[str], banned: List[str],
+                settings: NgramSettings, judge: Optional[Any],
+                change: Optional[List[str]] = None) -> Tuple[Optional[str], Optional[str]]:
+        """(candidate, None) when it passes every filter (`filters/chain.py`),
+        else (None, reason); `change`: the words the prompt named (the words
+        form's words guard); `prompt` "" for a model-free candidate."""
+        return self.candidate_filters.check(chunk, prompt, edited, banned, settings, judge, change)
 
     def complete(self, prompts: List[str], banned: Optional[List[List[str]]] = None,
                  settings: Optional[NgramSettings] = None) -> List[Generation]:

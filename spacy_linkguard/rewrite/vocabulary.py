@@ -1,7 +1,7 @@
 """The words a rewrite may use: those of the collection and of the document.
 
 `vocabulary_of(index, document_text)` is the `known` test of the vocabulary
-guard (`llm/vocabulary_guard.py`). A word is split into tokens and each
+guard (`filters/f8_vocabulary.py`). A word is split into tokens and each
 token keyed exactly as the index keys it (`spacy_linkguard.ngrams`: look-alike
 and width folding, spaCy's English tokenizer, case folding), so "Applicant's"
 is known when "applicant" and "'s" are. A token is known when it is one of the

@@ -15,7 +15,8 @@ from spacy_linkguard.cli import app
 from spacy_linkguard.corpus import write_records
 from spacy_linkguard.deid.spans import PiiSpan, glued_to_placeholder
 from spacy_linkguard.errors import LinkguardWarning
-from spacy_linkguard.llm.guards import INVENTED, GuardSettings, check_edit, new_details
+from spacy_linkguard.filters.f1_reply import GuardSettings, check_edit, new_details
+from spacy_linkguard.filters.reasons import INVENTED
 
 from .conftest import TEXTS
 

@@ -1,4 +1,4 @@
-"""The facts of a text (llm/facts.py) and the fact guard (llm/fact_guard.py).
+"""The facts of a text (llm/facts.py) and the fact guard (filters/f2_facts.py).
 
 Sentences are from ECHR judgments (assets/echr/queries.jsonl); candidates are
 hand-written rewrites, standing for model replies (no LLM runs here).
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from spacy_linkguard.errors import LinkguardError
-from spacy_linkguard.llm import guards
-from spacy_linkguard.llm.fact_guard import check_facts, fact_diff, generalizes
+from spacy_linkguard.filters import reasons as guards
+from spacy_linkguard.filters.f2_facts import check_facts, fact_diff, generalizes
 from spacy_linkguard.llm.facts import NEG, UNANIMOUS, fact_spans, facts_of
 
 QUERIES = Path(__file__).parents[2] / "assets" / "echr" / "queries.jsonl"

@@ -2,7 +2,7 @@
 import pytest
 
 from spacy_linkguard.errors import LinkguardError
-from spacy_linkguard.llm.guards import GuardSettings, check_edit, instruction_ngrams
+from spacy_linkguard.filters.f1_reply import GuardSettings, check_edit, instruction_ngrams
 
 ORIG = ("The applicant alleged that the police officers had beaten him with truncheons "
         "while he was detained at the police station in the town, in breach of Article 3.")

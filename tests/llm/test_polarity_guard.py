@@ -3,8 +3,8 @@ that only rewords or turns a sentence round is not. The flips below are
 replies Qwen2.5-Coder-1.5B wrote on the GPU (benchmarks/results/gpu_words)."""
 import pytest
 
-from spacy_linkguard.llm.guards import POLARITY_CHANGED
-from spacy_linkguard.llm.polarity_guard import PREFIXES, polarity_flips
+from spacy_linkguard.filters.reasons import POLARITY_CHANGED
+from spacy_linkguard.filters.f3_polarity import PREFIXES, polarity_flips
 from spacy_linkguard.llm.tasks.rewrite.util import read_examples
 from spacy_linkguard.llm.tasks.rewrite_sentences.registry import make_rewrite_sentences_task
 from spacy_linkguard.llm.tasks.rewrite_sentences.util import BUNDLED_EXAMPLES, BUNDLED_WORDS_EXAMPLES

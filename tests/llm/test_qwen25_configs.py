@@ -26,7 +26,7 @@ def test_gpu_and_cpu_variants_differ_only_in_device_and_speed_options():
     strip = lambda sec: {k: v for k, v in sec.items() if k not in ("rewriter", "batch_size")}  # noqa: E731
     assert strip(gpu) == strip(cpu) and gpu["max_passes"] == 4
     same = lambda sec: {k: v for k, v in sec.items() if k not in ("task", "model", "similarity_device")}  # noqa: E731
-    assert same(g) == same(c) and g["n_candidates"] == 4 and g["generalize"] is True
+    assert same(g) == same(c) and g["n_candidates"] == 8 and g["generalize"] is True
     differ = {k for k in set(g["model"]) | set(c["model"]) if g["model"].get(k) != c["model"].get(k)}
     assert differ <= SPEED_OPTIONS, differ
     assert g["model"]["dtype"] == c["model"]["dtype"] == "bfloat16" and g["model"]["device"] == "cuda"

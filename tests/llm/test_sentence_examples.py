@@ -6,7 +6,7 @@ from spacy_llm.registry import registry
 from thinc.api import Config
 
 from spacy_linkguard.errors import LinkguardError
-from spacy_linkguard.llm.fact_guard import check_facts
+from spacy_linkguard.filters.f2_facts import check_facts
 from spacy_linkguard.llm.tasks.rewrite.util import read_examples
 from spacy_linkguard.llm.tasks.rewrite_sentences.registry import make_rewrite_sentences_task
 from spacy_linkguard.llm.tasks.rewrite_sentences.util import BUNDLED_EXAMPLES, DEFAULT_EXAMPLES_PATH

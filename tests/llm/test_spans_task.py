@@ -7,7 +7,7 @@ from spacy_llm.registry import registry
 
 from spacy_linkguard.errors import LinkguardError
 from spacy_linkguard.llm.chunking import Chunk
-from spacy_linkguard.llm.guards import NO_CHANGE, NO_JSON
+from spacy_linkguard.filters.reasons import NO_CHANGE, NO_JSON
 from spacy_linkguard.llm.models.stopping import JsonAnswerScanner
 from spacy_linkguard.llm.tasks.rewrite_spans.registry import make_rewrite_spans_task
 from spacy_linkguard.llm.tasks.rewrite_spans.task import RewriteSpansTask

@@ -16,7 +16,8 @@ from spacy_linkguard.rewrite import RewriteLoop
 from spacy_linkguard.rewrite.judge import EditJudge
 from spacy_linkguard.rewrite.occurs import occurs
 from spacy_linkguard.rewrite.ranking import CandidateRanker
-from spacy_linkguard.rewrite.sentence_rewriter import BANNED_PHRASE, STILL_LINKING, UNKNOWN_WORD, SentenceRewriter
+from spacy_linkguard.filters.reasons import BANNED_PHRASE, STILL_LINKING, UNKNOWN_WORD
+from spacy_linkguard.rewrite.sentence_rewriter import SentenceRewriter
 
 from ..detect.oracle import oracle
 from .canned_sentences import CannedSentenceModel, input_of, reverse_phrases, sentence_of
@@ -51,7 +52,7 @@ def test_one_sentence_a_chunk_with_its_neighbours_as_context():
     assert input_of(prompt)["before"] == before
     assert "after" not in input_of(prompt)
     general = task.render(flagged[0], generalize=True)
-    assert "MORE GENERAL" in general and "MORE GENERAL" not in prompt
+    assert "LESS detail" in general and "LESS detail" not in prompt
     assert sentence_of(general) == sentence_of(prompt)
 
 
@@ -202,13 +203,13 @@ def test_the_generalizing_round_comes_last_and_only_when_nothing_survived():
     general = "He was arrested by officers on 3 May 2001 somewhere in the town."
 
     def rule(s, phrases, prompt, attempt):
-        return general if "MORE GENERAL" in prompt else s  # unchanged until asked to generalize
+        return general if "LESS detail" in prompt else s  # unchanged until asked to generalize
 
     rw, model = rewriter(rule, retries=1)
     chunk = chunk_for(SENTENCE, "by the police", "at the railway station")
     (out,) = rw.rewrite_chunks([chunk])
-    assert out.edited == general and "MORE GENERAL" in out.prompt
-    assert ["MORE GENERAL" in p for p in model.prompts] == [False, False, True]
+    assert out.edited == general and "LESS detail" in out.prompt
+    assert ["LESS detail" in p for p in model.prompts] == [False, False, True]
     rw2, model2 = rewriter(rule, retries=1, generalize=False)
     (out2,) = rw2.rewrite_chunks([chunk])
     assert out2.edited is None and len(model2.prompts) == 2

@@ -9,7 +9,7 @@ import pytest
 
 from spacy_linkguard.detect import Detector
 from spacy_linkguard.errors import LinkguardError
-from spacy_linkguard.llm.fact_guard import check_facts
+from spacy_linkguard.filters.f2_facts import check_facts
 from spacy_linkguard.llm.pivots import words_to_change
 from spacy_linkguard.llm.tasks.rewrite.util import read_examples
 from spacy_linkguard.llm.tasks.rewrite_sentences.registry import make_rewrite_sentences_task
@@ -76,7 +76,7 @@ def test_the_loop_changing_only_the_named_words_ends_safe_by_the_oracle(sources)
     loop = RewriteLoop(Detector(index, k=2, max_arity=3), rw, max_passes=3)
     (res,) = loop.run([QUERY], sources=[sources])
     assert res.passes and res.passes[0].chunks_accepted >= 1
-    assert all("change" in input_of(p) for p in model.prompts if "MORE GENERAL" not in p)
+    assert all("change" in input_of(p) for p in model.prompts if "LESS detail" not in p)
     src = None if sources is None else {0}
     assert res.safe and oracle(res.text, index.keysets, index.settings, 2, 3, sources=src).safe
 
@@ -126,7 +126,7 @@ def test_a_word_to_change_that_is_not_in_the_sentence_is_e204(tmp_path):
 
 
 def test_the_words_guard_keeps_every_word_not_named_nor_next_to_one():
-    from spacy_linkguard.llm.words_guard import dropped_words, words_to_keep
+    from spacy_linkguard.filters.f4_kept_words import dropped_words, words_to_keep
 
     assert words_to_keep(SENTENCE, ["depraved"]) == ["commission", "considered", "applicant"]
     assert words_to_keep("On [REDACTED] the applicant left.", ["left"]) == []  # placeholder, near, function words
@@ -142,13 +142,13 @@ def test_the_words_guard_keeps_every_word_not_named_nor_next_to_one():
 
 
 def test_the_rewriter_rejects_a_candidate_that_rewrote_words_it_was_not_told_to():
-    from spacy_linkguard.llm.guards import OTHER_WORDS_CHANGED
+    from spacy_linkguard.filters.reasons import OTHER_WORDS_CHANGED
 
     rewritten = "The commission also judged that the applicant was particularly wicked."  # changed what was named
     whole = "A body likewise found that he was particularly wicked."  # rewrites unasked
 
     def rule(s, words, prompt, attempt):
-        if "MORE GENERAL" in prompt:
+        if "LESS detail" in prompt:
             return whole
         return [whole, rewritten][attempt]
 
@@ -163,4 +163,4 @@ def test_the_rewriter_rejects_a_candidate_that_rewrote_words_it_was_not_told_to(
     model = CannedSentenceModel(lambda s, w, prompt, a: whole)
     rw = SentenceRewriter(task, model, n_candidates=1, max_retries=0, ranker=CandidateRanker(None, model))
     (out,) = rw.rewrite_chunks([chunk])
-    assert out.edited == whole and out.rejected == {OTHER_WORDS_CHANGED: 1} and "MORE GENERAL" in out.prompt
+    assert out.edited == whole and out.rejected == {OTHER_WORDS_CHANGED: 1} and "LESS detail" in out.prompt

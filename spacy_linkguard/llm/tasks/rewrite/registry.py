@@ -7,7 +7,7 @@ from spacy_llm.ty import ExamplesConfigType
 
 from ....ngrams import DEFAULT_PLACEHOLDER
 from ...chunking import ChunkSettings
-from ...guards import GuardSettings
+from ....filters.f1_reply import GuardSettings
 from .parser import parse_responses_v1
 from .task import DEFAULT_TEMPLATE_PATH, RewriteTask, read_template
 from .util import DEFAULT_EXAMPLES_PATH, RewriteExample, examples_file, read_examples, validate_examples
@@ -45,7 +45,7 @@ def make_rewrite_task(
     sentences_per_chunk, max_chunk_chars (int): Chunk sizes.
     min_length_ratio, max_length_ratio, min_similarity, max_added_words: Reply guards.
     reject_new_details (bool): Reject replies that add numbers or names absent
-        from the chunk (see `guards.new_details`).
+        from the chunk (see `filters.f1_reply.new_details`).
     reject_redaction (bool): Reject replies that write the placeholder in
         place of a span (a redaction, not a rephrasing).
     RETURNS (RewriteTask).

@@ -20,7 +20,7 @@ from spacy_llm.ty import TaskResponseParser
 
 from ....errors import Errors, LinkguardError
 from ...chunking import Chunk, ChunkSettings, apply_chunk_edits, make_chunks
-from ...guards import GuardSettings, check_edit, instruction_ngrams
+from ....filters.f1_reply import GuardSettings, check_edit, instruction_ngrams
 from .util import EXAMPLES_PLACEHOLDER, RewriteExample
 
 TEMPLATES_DIR = Path(__file__).parent.parent / "templates"
@@ -88,7 +88,7 @@ class RewriteTask(BuiltinTask):
         """Parse and check a reply to `prompt` for `chunk`.
 
         RETURNS (Tuple[Optional[str], Optional[str]]): (edited chunk, None) when
-            accepted, (None, reason) when rejected (see `guards.REASONS`).
+            accepted, (None, reason) when rejected (see `filters.reasons.REASONS`).
         """
         edited = self.parse(reply)
         forbidden = instruction_ngrams(prompt, chunk.text, self._guards.echo_ngram)

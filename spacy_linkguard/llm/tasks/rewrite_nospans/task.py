@@ -13,7 +13,7 @@ import jinja2
 
 from ....errors import Errors, LinkguardError
 from ...chunking import Chunk, make_chunks
-from ...guards import check_edit, instruction_ngrams
+from ....filters.f1_reply import check_edit, instruction_ngrams
 from ..rewrite.task import TEMPLATES_DIR, RewriteTask, _dumps
 
 DEFAULT_TEMPLATE_PATH = TEMPLATES_DIR / "rewrite_nospans.v1.jinja"

@@ -57,7 +57,7 @@ def make_rewrite_sentences_task(
         holds several phrases may have to change more of its words.
     fact_guard (bool): Reject a reply that drops, changes or invents a number,
         ordinal, number word, negation or legal reference (`llm/facts.py`),
-        or turns a word into its opposite (`llm/polarity_guard.py`).
+        or turns a word into its opposite (`filters/f3_polarity.py`).
     words_to_change (bool): Name, instead of the flagged phrases, the fewest
         words whose change removes them all (`llm/pivots.py`), and ask the
         model to change those and keep the rest.

@@ -12,7 +12,7 @@ like every reply. A reply is then reviewed by the guards of every task
 (length, similarity, echo, invented names and numbers, redaction) and by the
 fact guard (`llm/facts.py`: numbers, ordinals, number words, negations and
 legal references outside the flagged phrases survive; inside them a number may
-only be generalized) with the polarity guard (`llm/polarity_guard.py`: no word
+only be generalized) with the polarity guard (`filters/f3_polarity.py`: no word
 turned into its opposite, "inadmissible" -> "admissible"). When no candidate
 of a sentence passes, the rewriter asks once more with
 `render(chunk, generalize=True)`: a more general sentence.
@@ -35,9 +35,10 @@ import jinja2
 from ....errors import Errors, LinkguardError
 from ....ngrams import NgramSettings, text_segments
 from ...chunking import Chunk
-from ...guards import OTHER_WORDS_CHANGED, POLARITY_CHANGED, check_edit, instruction_ngrams
+from ....filters.f1_reply import check_edit, instruction_ngrams
+from ....filters.reasons import OTHER_WORDS_CHANGED, POLARITY_CHANGED
 from ...pivots import DocShare, words_to_change
-from ...words_guard import dropped_words
+from ....filters.f4_kept_words import dropped_words
 from ..rewrite.task import TEMPLATES_DIR, RewriteTask, _dumps
 from ..rewrite.util import EXAMPLES_PLACEHOLDER
 from .parser import REPLY_FIELD
@@ -140,22 +141,34 @@ class RewriteSentencesTask(RewriteTask):
 
     def review(self, chunk: Chunk, prompt: str, reply: Any,
                change: Optional[Sequence[str]] = None) -> Tuple[Optional[str], Optional[str]]:
-        """Parse a reply and check it with the guards and the fact guard; given
-        `change` (the words the prompt named), also with the words guard
-        (`words_guard.py`: every other word of the sentence kept).
+        """Parse a reply and `check` it.
 
         RETURNS (Tuple[Optional[str], Optional[str]]): (sentence, None) when
-            accepted, (None, reason) when rejected (see `guards.REASONS`).
+            accepted, (None, reason) when rejected (see `filters.reasons.REASONS`).
         """
         edited = self.parse(reply)
-        forbidden = instruction_ngrams(prompt, chunk.text, self._guards.echo_ngram)
+        reason = self.check(chunk, prompt, edited, change=change)
+        return (edited, None) if reason is None else (None, reason)
+
+    def check(self, chunk: Chunk, prompt: str, edited: Optional[str],
+              change: Optional[Sequence[str]] = None) -> Optional[str]:
+        """The task's filters on a candidate sentence (`filters/`, 1-4): the
+        reply guards (`f1_reply.py`), the fact guard (`f2_facts.py`) with the
+        polarity guard (`f3_polarity.py`) and, given `change` (the words the
+        prompt named), the words guard (`f4_kept_words.py`: every other word
+        of the sentence kept).
+
+        prompt: the prompt the candidate answers ("" for a model-free candidate).
+        RETURNS (Optional[str]): None when accepted, else the reason.
+        """
+        forbidden = instruction_ngrams(prompt, chunk.text, self._guards.echo_ngram) if prompt else set()
         reason = check_edit(chunk.text, edited, chunk.spans, self._guards, forbidden=forbidden,
                             placeholder=self._placeholder)
         if reason is None and self._fact_guard:
             reason = _fact_reason(chunk, edited)  # type: ignore[arg-type]
         if reason is None and change is not None and dropped_words(chunk.text, change, edited, self._placeholder):
             reason = OTHER_WORDS_CHANGED
-        return (edited, None) if reason is None else (None, reason)
+        return reason
 
     @property
     def words_to_change(self) -> bool:
@@ -172,8 +185,8 @@ class RewriteSentencesTask(RewriteTask):
 
 def _fact_reason(chunk: Chunk, edited: str) -> Optional[str]:
     """The fact guard's verdict, then the polarity guard's (a word turned into its opposite)."""
-    from ...fact_guard import check_facts
-    from ...polarity_guard import polarity_flips
+    from ....filters.f2_facts import check_facts
+    from ....filters.f3_polarity import polarity_flips
 
     reason = check_facts(chunk.text, edited, chunk.span_offsets)
     if reason is None and polarity_flips(chunk.text, edited):

@@ -17,7 +17,7 @@ import jinja2
 
 from ....errors import Errors, LinkguardError
 from ...chunking import Chunk
-from ...guards import check_edit, instruction_ngrams
+from ....filters.f1_reply import check_edit, instruction_ngrams
 from ..rewrite.task import TEMPLATES_DIR, RewriteTask, _dumps
 from ..rewrite.util import EXAMPLES_PLACEHOLDER
 from .parser import REPLACEMENT_KEY, REPLY_FIELD, SPAN_KEY, Replacement, apply_replacements, merge_spans
@@ -63,7 +63,7 @@ class RewriteSpansTask(RewriteTask):
         """Parse a reply, apply it to `chunk` and check the result with the guards.
 
         RETURNS (Tuple[Optional[str], Optional[str]]): (edited chunk, None) when
-            accepted, (None, reason) when rejected (see `guards.REASONS`).
+            accepted, (None, reason) when rejected (see `filters.reasons.REASONS`).
         """
         edited, _ = self.edit(chunk, reply)
         forbidden = instruction_ngrams(prompt, chunk.text, self._guards.echo_ngram)

@@ -17,7 +17,7 @@ import re
 from typing import Callable, List, Optional
 
 from ..errors import Errors, LinkguardError
-from .guards import UNKNOWN_WORD
+from .reasons import UNKNOWN_WORD
 
 _WORD_RE = re.compile(r"\w+(?:['’\-‐‑]\w+)*", re.UNICODE)
 
@@ -56,7 +56,7 @@ def check_vocabulary(candidate: str, known: Callable[[str], bool], placeholder: 
     known (Callable[[str], bool]): Whether a word (as written) is known.
     placeholder (str): The redaction placeholder, never checked.
     RETURNS (Optional[str]): None when accepted, else ``unknown_word`` (in
-        `guards.REASONS`).
+        `filters.reasons.REASONS`).
     RAISES: LinkguardError E232 when `known` is not callable.
     """
     if not callable(known):

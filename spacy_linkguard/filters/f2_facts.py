@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
 from ..errors import Errors, LinkguardError
-from .facts import fact_spans, is_negation, kind, year_of
-from .guards import FACT_DROPPED, FACT_INVENTED, NEGATION_CHANGED
+from ..llm.facts import fact_spans, is_negation, kind, year_of
+from .reasons import FACT_DROPPED, FACT_INVENTED, NEGATION_CHANGED
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ def check_facts(sentence: str, candidate: str, flagged: Sequence[Tuple[int, int]
     flagged (Sequence[Tuple[int, int]]): Character spans of `sentence` that
         the candidate must reword (start < end, inside the sentence).
     RETURNS (Optional[str]): None when accepted, else ``negation_changed``,
-        ``fact_dropped`` or ``fact_invented`` (in `guards.REASONS`).
+        ``fact_dropped`` or ``fact_invented`` (in `filters.reasons.REASONS`).
     RAISES: LinkguardError E231 for a span that is not in the sentence.
     """
     return fact_diff(sentence, candidate, flagged).reason()

@@ -12,30 +12,10 @@ from difflib import SequenceMatcher
 from typing import Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..errors import Errors, LinkguardError
+from .reasons import (ADDITION, DISSIMILAR, DUPLICATION, ECHO, EMPTY, INVENTED, LENGTH, NO_CHANGE, NO_JSON,
+                      REDACTED)
 
 _WORD_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
-
-# Reasons a reply is rejected (stable names: they appear in pass records).
-NO_JSON = "no_json"
-EMPTY = "empty"
-LENGTH = "length"
-DISSIMILAR = "dissimilar"
-DUPLICATION = "duplication"
-ADDITION = "addition"
-ECHO = "echo"
-NO_CHANGE = "no_change"
-INVENTED = "invented"
-REDACTED = "redacted"
-# of a regenerated sentence (fact_guard.py, vocabulary_guard.py, polarity_guard.py)
-FACT_DROPPED = "fact_dropped"
-FACT_INVENTED = "fact_invented"
-NEGATION_CHANGED = "negation_changed"
-UNKNOWN_WORD = "unknown_word"
-POLARITY_CHANGED = "polarity_changed"
-# of a sentence of the words form (words_guard.py): a word it was not told to change is gone
-OTHER_WORDS_CHANGED = "other_words_changed"
-REASONS = (NO_JSON, EMPTY, LENGTH, DISSIMILAR, DUPLICATION, ADDITION, ECHO, NO_CHANGE, INVENTED, REDACTED,
-           FACT_DROPPED, FACT_INVENTED, NEGATION_CHANGED, UNKNOWN_WORD, POLARITY_CHANGED, OTHER_WORDS_CHANGED)
 
 _CASED_RE = re.compile(r"\w+|[.!?]", re.UNICODE)
 _TITLES = {"mr", "mrs", "ms", "miss", "dr", "prof", "judge", "sir", "lady", "lord", "mme", "mlle", "herr", "frau"}
