@@ -1,11 +1,20 @@
 """The weighted greedy hitting set (`greedy_hitting_set(..., costs=...)`) against
-a brute-force cheapest hitting set on tiny random instances."""
+a brute-force cheapest hitting set on tiny random instances, and the
+detector's span_cost setting (its exactness against the oracle is checked
+with the others: test_source_verdict, test_streamed, test_rewritten_text)."""
+import random
 from itertools import combinations
 
 import numpy as np
 import pytest
 
+from spacy_linkguard.detect import Detector
+from spacy_linkguard.detect.detector import candidate_costs
 from spacy_linkguard.detect.hitting import greedy_hitting_set
+from spacy_linkguard.errors import LinkguardError
+
+from .corpora import mask, random_corpus
+from .memindex import MemoryIndex
 
 
 def random_combos(rng, n):
@@ -89,3 +98,35 @@ def test_reverse_delete_drops_the_costliest_redundant_pick():
     hs = greedy_hitting_set(7, [pairs], costs=costs)
     assert hs.chosen == [3, 4, 0, 2] and hs.dropped == 1
     assert all(set(p) & set(hs.chosen) for p in pairs.tolist())
+
+
+@pytest.mark.parametrize("value", ["cheap", "", None, 1, "Weighted"])
+def test_a_bad_span_cost_is_an_error(value):
+    index = MemoryIndex(random_corpus(0, n_docs=4))
+    with pytest.raises(LinkguardError, match="E330"):
+        Detector(index, span_cost=value)
+
+
+def test_weighted_detection_is_within_the_bound_of_the_uniform_cost():
+    # Same combinations, other picks. The uniform picks are a hitting set, so
+    # the cheapest costs at most theirs, and the weighted greedy at most
+    # H(d) times that. "uniform" is the default detector exactly.
+    records = random_corpus(7, n_docs=20)
+    index = MemoryIndex(records)
+    rng = random.Random(7)
+    uniform, weighted, default = (Detector(index, span_cost="uniform"), Detector(index, span_cost="weighted"),
+                                  Detector(index))
+    differ = 0
+    for _, text in records[:6]:
+        text = mask(rng, text)
+        a, b = uniform.analyze(text), weighted.analyze(text)
+        assert default.detect(text).spans == uniform.detect(text).spans
+        if a.hits is None or not a.hits.chosen:
+            continue
+        assert a.hits.counts == b.hits.counts
+        occ = np.array([len(o) for o in a.candidate_occurrences])
+        cost = candidate_costs(occ, a.candidate_df, len(index.doc_ids))
+        d = int(np.bincount(np.concatenate([a.pairs.ravel(), a.triples.ravel()])).max())  # combos of one candidate
+        assert cost[b.hits.chosen].sum() <= harmonic(d) * cost[a.hits.chosen].sum()
+        differ += sorted(a.hits.chosen) != sorted(b.hits.chosen)
+    assert differ
