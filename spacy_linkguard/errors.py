@@ -555,7 +555,7 @@ class Errors(metaclass=ErrorsWithCodes):
     # --- E330-E339: how the hitting set weighs the candidates (span_cost) ---
     E330 = ("span_cost must be one of {expected}, got {value}. \"uniform\" (the "
             "default) breaks the most linkable combinations per phrase; \"weighted\" "
-            "per unit of cost (the phrase's occurrences in the document times its "
-            "share of the collection's documents), so it prefers rarer phrases. "
+            "per unit of cost (the phrase's occurrences in the document times "
+            "log1p of its document frequency), so it prefers rarer phrases. "
             "On the command line: --span-cost uniform|weighted.")
 # fmt: on

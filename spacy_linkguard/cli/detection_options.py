@@ -23,7 +23,7 @@ MAX_N_HELP = "Expected max_n of the index (E003 if it differs); default: the ind
 PLACEHOLDER_HELP = "Expected placeholder of the index (E003 if it differs); default: the index's."
 SPAN_COST_HELP = ("How the spans that break linkable combinations are chosen: uniform: the phrase in most "
                   "combinations first; weighted: most combinations per unit of cost (its occurrences in the "
-                  "document times its share of the collection), so rarer phrases are preferred.")
+                  "document times log1p of its document frequency), so rarer phrases are preferred.")
 VERDICT_HELP = ("source: a search links only when it finds one of the document's sources (a line's \"sources\", "
                 "else its id when the index holds it); any: every search with fewer than k results links; "
                 "auto: source when the sources are known, else any.")

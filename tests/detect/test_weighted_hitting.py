@@ -125,7 +125,7 @@ def test_weighted_detection_is_within_the_bound_of_the_uniform_cost():
             continue
         assert a.hits.counts == b.hits.counts
         occ = np.array([len(o) for o in a.candidate_occurrences])
-        cost = candidate_costs(occ, a.candidate_df, len(index.doc_ids))
+        cost = candidate_costs(occ, a.candidate_df)
         d = int(np.bincount(np.concatenate([a.pairs.ravel(), a.triples.ravel()])).max())  # combos of one candidate
         assert cost[b.hits.chosen].sum() <= harmonic(d) * cost[a.hits.chosen].sum()
         differ += sorted(a.hits.chosen) != sorted(b.hits.chosen)
