@@ -551,4 +551,11 @@ class Errors(metaclass=ErrorsWithCodes):
     E289 = ("Document {doc_id!r} of {output} (line {line}) is not in {queries}: `review` "
             "shows each rewritten document beside its input, found by id. Pass the "
             "file the rewrite read (`rewrite QUERIES ... -o {output}`).")
+
+    # --- E330-E339: how the hitting set weighs the candidates (span_cost) ---
+    E330 = ("span_cost must be one of {expected}, got {value}. \"uniform\" (the "
+            "default) breaks the most linkable combinations per phrase; \"weighted\" "
+            "per unit of cost (the phrase's occurrences in the document times "
+            "log1p of its document frequency), so it prefers rarer phrases. "
+            "On the command line: --span-cost uniform|weighted.")
 # fmt: on

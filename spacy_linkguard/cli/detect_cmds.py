@@ -10,7 +10,7 @@ from .app import app
 from .release import verdict_summary
 from .detection_options import (MAX_N_HELP, PLACEHOLDER_HELP, VERDICT_HELP, VERIFY_HELP,  # noqa: F401
                                 index_option, k_option, max_arity_option, max_n_option, placeholder_option,
-                                verdict_option, verify_option)
+                                span_cost_option, verdict_option, verify_option)
 
 WORKERS_HELP = ("Processes on this machine (they share the memory-mapped index); the output is the same, "
                 "in input order. 1: this process only.")
@@ -45,6 +45,7 @@ def detect_cmd(
     verify: bool = verify_option(),
     max_n: Optional[int] = max_n_option(),
     placeholder: Optional[str] = placeholder_option(),
+    span_cost: str = span_cost_option(),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
     workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
@@ -66,7 +67,7 @@ def detect_cmd(
         out = chosen_output(output, out, "--out")
         require_file(queries)  # E010 now, not after --rank's rankers are built (minutes)
         job = DetectJob(str(index), k=k, max_arity=max_arity, verdict=verdict, verify=verify, max_n=max_n,
-                        placeholder=placeholder, rank=rank, rank_model=rank_model)
+                        placeholder=placeholder, span_cost=span_cost, rank=rank, rank_model=rank_model)
         records = iter_records(queries)
         # First, so that the workers' fork server imports while this process does.
         results = map_records(job, records, workers=workers, scheduler=scheduler, progress=progress,
@@ -108,6 +109,7 @@ def show_cmd(
     verify: bool = verify_option(),
     max_n: Optional[int] = max_n_option(),
     placeholder: Optional[str] = placeholder_option(),
+    span_cost: str = span_cost_option(),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
     workers: int = typer.Option(1, "--workers", help=WORKERS_HELP),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help=SCHEDULER_HELP),
@@ -133,7 +135,7 @@ def show_cmd(
         check_limit(limit)
         refuse_same_file(out, queries)
         job = ShowJob(str(index), k=k, max_arity=max_arity, verdict=verdict, verify=verify, max_n=max_n,
-                      placeholder=placeholder, rank=rank, rank_model=rank_model)
+                      placeholder=placeholder, span_cost=span_cost, rank=rank, rank_model=rank_model)
         records = list(islice(iter_records(queries), limit))
         total = len(records) if limit is not None else count_lines(queries)
         with closing(map_records(job, records, workers=workers, scheduler=scheduler, progress=progress,

@@ -21,6 +21,9 @@ MAX_ARITY_HELP = "1: single N-grams; 2-3: combinations too."
 VERIFY_HELP = "Check every byte of the index (SHA-256) before using it; cheap checks run anyway."
 MAX_N_HELP = "Expected max_n of the index (E003 if it differs); default: the index's."
 PLACEHOLDER_HELP = "Expected placeholder of the index (E003 if it differs); default: the index's."
+SPAN_COST_HELP = ("How the spans that break linkable combinations are chosen: uniform: the phrase in most "
+                  "combinations first; weighted: most combinations per unit of cost (its occurrences in the "
+                  "document times log1p of its document frequency), so rarer phrases are preferred.")
 VERDICT_HELP = ("source: a search links only when it finds one of the document's sources (a line's \"sources\", "
                 "else its id when the index holds it); any: every search with fewer than k results links; "
                 "auto: source when the sources are known, else any.")
@@ -47,6 +50,10 @@ def max_arity_option(default: Optional[int] = 3, note: str = "") -> Any:
 
 def verdict_option(note: str = "") -> Any:
     return typer.Option("auto", "--verdict", help=_with(VERDICT_HELP, note))
+
+
+def span_cost_option(note: str = "") -> Any:
+    return typer.Option("uniform", "--span-cost", help=_with(SPAN_COST_HELP, note))
 
 
 def verify_option(note: str = "") -> Any:

@@ -6,9 +6,16 @@ rule of SPEC.md takes the candidate in most not-yet-hit combinations first
 which is within a factor ln(#combinations) of the smallest hitting set. A
 last pass drops, latest pick first, any pick whose combinations all contain
 another pick (the greedy order can leave such picks behind).
+
+Weighted (given a cost per candidate, `Detector(span_cost="weighted")`): the
+greedy takes the candidate breaking most not-yet-hit combinations per unit of
+cost (ties: the lower number), which is within a factor
+H(most combinations of one candidate) of the cheapest hitting set, and the
+last pass tries the costliest picks first (ties: latest first). Either way
+every combination is hit; unit costs give exactly the unweighted picks.
 """
 from dataclasses import dataclass, field
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -88,16 +95,22 @@ class HittingSet:
                          counts=counts, exact=True, dropped=self.dropped)
 
 
-def greedy_hitting_set(n_candidates: int, combos: Sequence[np.ndarray]) -> HittingSet:
+def greedy_hitting_set(n_candidates: int, combos: Sequence[np.ndarray],
+                       costs: Optional[np.ndarray] = None) -> HittingSet:
     """Pick candidates until every combination contains a picked one.
 
     n_candidates (int): Candidates are numbered 0..n-1.
     combos (Sequence[np.ndarray]): arrays of shape (m_i, arity_i) of candidate numbers.
+    costs (Optional[np.ndarray]): the cost of picking each candidate (n finite
+        values > 0); None: every pick costs the same (the unweighted rule).
     RETURNS (HittingSet).
     """
     blocks = [np.asarray(c) for c in combos]
     assert all(b.ndim == 2 for b in blocks), "combinations must be (m, arity) arrays"
     n = n_candidates
+    if costs is not None:
+        costs = np.asarray(costs, dtype=np.float64)
+        assert costs.shape == (n,) and bool(np.all(np.isfinite(costs) & (costs > 0))), "costs: n values > 0"
     offsets = np.cumsum([0] + [len(b) for b in blocks])
     total = int(offsets[-1])
     # One row a combination (ids number the rows one block after another), its
@@ -121,7 +134,9 @@ def greedy_hitting_set(n_candidates: int, combos: Sequence[np.ndarray]) -> Hitti
     covered = np.zeros(total, dtype=bool)
     chosen: List[int] = []
     while n:
-        best = int(np.argmax(remaining))  # first maximum: ties go to the lower number
+        # First maximum: ties go to the lower number. Costs are > 0, so a
+        # candidate with nothing left to hit never wins while another has some.
+        best = int(np.argmax(remaining if costs is None else remaining / costs))
         if remaining[best] == 0:
             break
         mine = combo_ids[indptr[best] : indptr[best + 1]]
@@ -130,8 +145,9 @@ def greedy_hitting_set(n_candidates: int, combos: Sequence[np.ndarray]) -> Hitti
         remaining -= np.bincount(table[new].ravel(), minlength=n + 1)[:n]
         chosen.append(best)
     del covered
-    # Reverse delete, latest pick first: drop a pick when every combination it
-    # is in holds another pick. hits[c] = picks inside combination c.
+    # Reverse delete, latest pick first (weighted: costliest first, then
+    # latest): drop a pick when every combination it is in holds another
+    # pick. hits[c] = picks inside combination c.
     picked = np.zeros(n + 1, dtype=np.int8)
     picked[chosen] = 1
     hits = picked[table].sum(axis=1, dtype=np.int32)
@@ -140,8 +156,11 @@ def greedy_hitting_set(n_candidates: int, combos: Sequence[np.ndarray]) -> Hitti
     alone = np.zeros(n + 1, dtype=bool)
     rows = table[hits == 1]
     alone[rows[picked[rows] == 1]] = True
+    order = chosen[::-1]
+    if costs is not None:
+        order = [chosen[i] for i in sorted(range(len(chosen)), key=lambda i: (-costs[chosen[i]], -i))]
     kept = []
-    for c in reversed(chosen):
+    for c in order:
         if alone[c]:
             kept.append(c)
             continue
@@ -150,5 +169,6 @@ def greedy_hitting_set(n_candidates: int, combos: Sequence[np.ndarray]) -> Hitti
             hits[mine] -= 1
         else:
             kept.append(c)
-    kept.reverse()
+    left = set(kept)
+    kept = [c for c in chosen if c in left]  # in the order picked
     return HittingSet(kept, len(chosen) - len(kept), totals, indptr, combo_ids)

@@ -33,7 +33,7 @@ block is greedy on its own, and no pass over all combinations removes a pick
 made redundant by later ones. Counts are of the combinations enumerated
 (`ComboHits.exact` is False).
 """
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import numpy as np
 
@@ -44,7 +44,8 @@ from .hitting import ComboHits, Example, greedy_hitting_set
 class _Picks:
     """The picks so far, and counts and examples of the combinations enumerated."""
 
-    def __init__(self, n: int, n_examples: int) -> None:
+    def __init__(self, n: int, n_examples: int, costs: Optional[np.ndarray] = None) -> None:
+        self.costs = costs
         self.chosen = np.zeros(n, dtype=bool)
         self.order: List[int] = []
         self.seen = np.zeros(n, dtype=np.int64)  # enumerated combinations holding each candidate
@@ -63,7 +64,7 @@ class _Picks:
         self.counts[arity] = self.counts.get(arity, 0) + len(combos)
         members, local = np.unique(combos, return_inverse=True)
         local = local.reshape(combos.shape)
-        hs = greedy_hitting_set(len(members), [local])
+        hs = greedy_hitting_set(len(members), [local], costs=None if self.costs is None else self.costs[members])
         self.seen[members] += hs.totals
         self._keep_examples(combos, sizes)
         new = members[np.asarray(hs.chosen, dtype=np.int64)]
@@ -94,7 +95,7 @@ class _Picks:
 
 
 def streamed_hits(postings: DocBits, witnesses: DocBits, k: int, max_arity: int, *, block: int = 1 << 20,
-                  n_examples: int = 3) -> ComboHits:
+                  n_examples: int = 3, costs: Optional[np.ndarray] = None) -> ComboHits:
     """Hit every minimal linkable combination of 2..max_arity candidates, one witness at a time.
 
     postings (DocBits): D(g) of each candidate (rows: candidates 0..n-1).
@@ -104,11 +105,13 @@ def streamed_hits(postings: DocBits, witnesses: DocBits, k: int, max_arity: int,
     block (int): combinations (and float32 cells of a product) held at once;
         memory is O(block + documents x candidates of one witness).
     n_examples (int): combinations kept as examples per candidate.
+    costs (Optional[np.ndarray]): the cost of each candidate, for the weighted
+        greedy of every block (`hitting.greedy_hitting_set`); None: uniform.
     RETURNS (ComboHits): candidate numbers are rows of `postings`; counts are
         of the combinations enumerated (`exact` False).
     """
     n = len(postings.bits)
-    picks = _Picks(n, n_examples)
+    picks = _Picks(n, n_examples, costs)
     if n < 2 or max_arity < 2:
         return picks.result()
     df = postings.sizes()

@@ -19,6 +19,7 @@ class DetectionJob(Stateful):
     verify: bool = False
     max_n: Optional[int] = None
     placeholder: Optional[str] = None
+    span_cost: str = "uniform"
 
     def __getstate__(self) -> Dict[str, Any]:
         d = super().__getstate__()
@@ -47,7 +48,8 @@ class DetectJob(DetectionJob):
 
             idx = open_index(self.index, verify=self.verify)
             settings = requested_settings(idx.settings, max_n=self.max_n, placeholder=self.placeholder)
-            self._state = Detector(idx, k=self.k, max_arity=self.max_arity, settings=settings)
+            self._state = Detector(idx, k=self.k, max_arity=self.max_arity, settings=settings,
+                                   span_cost=self.span_cost)
         return self._state
 
     def run(self, records: Iterable[Any]) -> Iterator[Tuple[str, bool, str]]:
@@ -121,7 +123,7 @@ class ShowJob(DetectionJob):
             linkguard = nlp.add_pipe("linkguard", config={
                 "k": self.k, "max_arity": self.max_arity, "max_n": self.max_n, "placeholder": self.placeholder,
                 "verify": self.verify, "verdict": self.verdict, "rank": self.rank,
-                "rank_model": rank_model_name(self.rank_model)})
+                "rank_model": rank_model_name(self.rank_model), "span_cost": self.span_cost})
             linkguard.initialize(nlp=nlp, index=open_index(self.index, verify=self.verify))
             # Keep the placeholder one token on the page, as the detector does.
             ph = linkguard.settings.placeholder  # the index's

@@ -77,6 +77,7 @@ def make_linkguard_deid(
         "verdict": "auto",
         "rank": False,
         "rank_model": DEFAULT_RANK_MODEL,
+        "span_cost": "uniform",
     },
     assigns=[
         "doc.spans",
@@ -102,6 +103,7 @@ def make_linkguard(
     verdict: str,
     rank: bool,
     rank_model: Optional[str],
+    span_cost: str,
 ):
     """Exact linkage detection against an N-gram index (see pipeline/linkguard.py);
     with `rank`, the sources' search-engine ranks too (`doc._.linkguard_rank`)."""
@@ -109,7 +111,8 @@ def make_linkguard(
 
     return Linkguard(
         nlp, name, index=index, k=k, max_arity=max_arity, max_n=max_n, placeholder=placeholder, spans_key=spans_key,
-        verify=verify, verdict=verdict, rank=rank, rank_model=rank_model, embedding_attacker=embedding_attacker,
+        verify=verify, verdict=verdict, rank=rank, rank_model=rank_model, span_cost=span_cost,
+        embedding_attacker=embedding_attacker,
     )
 
 

@@ -41,7 +41,7 @@ DOC_EXTENSIONS = ("linkguard_safe", "linkguard_report", "linkguard_sources", "li
 SPAN_EXTENSIONS = ("linkguard_df", "linkguard_linked_ids", "linkguard_n_broken", "linkguard_examples")
 _SETTINGS = ("k", "max_arity", "max_n", "placeholder", "spans_key")
 # Settings added later: a saved component without them gets these.
-_LATER_SETTINGS = {"verdict": "auto", "rank": False, "rank_model": DEFAULT_RANK_MODEL}
+_LATER_SETTINGS = {"verdict": "auto", "rank": False, "rank_model": DEFAULT_RANK_MODEL, "span_cost": "uniform"}
 
 
 def install_extensions() -> None:
@@ -78,6 +78,9 @@ class Linkguard:
         with rank_model, an embedding of it), once per component.
     rank_model (Optional[str]): the sentence-transformers model of the
         embedding rank; None or "none": the BM25 rank only.
+    span_cost (str): how the combinations' hitting set weighs the candidates:
+        "uniform" (the default) or "weighted" (rarer phrases preferred; see
+        `Detector`). E330 for another value.
     embedding_attacker (Optional[Callable[[index, str], attacker]]): builds the
         embedding attacker over the index (the factory passes
         `attack.embedding.index_embedding_attacker`: detection imports no model code).
@@ -98,14 +101,16 @@ class Linkguard:
         verdict: str = "auto",
         rank: bool = False,
         rank_model: Optional[str] = DEFAULT_RANK_MODEL,
+        span_cost: str = "uniform",
         embedding_attacker: Optional[Callable[[Any, str], Any]] = None,
     ) -> None:
-        from ..detect.detector import check_k_and_arity
+        from ..detect.detector import check_k_and_arity, check_span_cost
         from ..attack.ranks import rank_model_name
         from ..detect.verdict import check_verdict
 
         check_k_and_arity(k, max_arity)  # before the index is opened
         check_verdict(verdict)
+        check_span_cost(span_cost)
         if not isinstance(verify, bool):
             raise LinkguardError(Errors.E207.format(name="verify", expected="true or false", value=verify))
         if not isinstance(rank, bool):
@@ -129,6 +134,7 @@ class Linkguard:
             "verdict": verdict,
             "rank": rank,
             "rank_model": rank_model,
+            "span_cost": span_cost,
         }
         self._index: Any = None  # the open index, once given or opened
         self._detector: Any = None
@@ -193,7 +199,7 @@ class Linkguard:
             index = self.index
             self._check_checksum(index)
             self._detector = Detector(index, k=self.cfg["k"], max_arity=self.cfg["max_arity"],
-                                      settings=self._wanted_settings(index.settings))
+                                      settings=self._wanted_settings(index.settings), span_cost=self.cfg["span_cost"])
         return self._detector
 
     @property

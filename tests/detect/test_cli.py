@@ -86,6 +86,22 @@ def test_detect_reports_coded_errors(small_index, tmp_path):
     assert result.exit_code == 1 and "E010" in result.output
 
 
+def test_detect_span_cost_option(small_index, tmp_path):
+    index, queries, _ = small_index
+    out = tmp_path / "spans.jsonl"
+    result = CliRunner().invoke(app, ["detect", str(queries), "--index", str(index), "--span-cost", "weighted",
+                                      "-o", str(out), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    det = Detector(NgramIndex.load(index), span_cost="weighted")
+    for line, rec in zip((json.loads(x) for x in out.read_text().splitlines()), iter_records(queries)):
+        sources = [rec.id] if det.has_document(rec.id) else None
+        assert line["spans"] == det.detect(rec.text, sources).to_dict()["spans"]
+    for cmd in ("detect", "show"):
+        result = CliRunner().invoke(app, [cmd, str(queries), "--index", str(index), "--span-cost", "cheap",
+                                          "-o", str(tmp_path / "x"), "--no-progress"])
+        assert result.exit_code == 1 and "E330" in result.output, (cmd, result.output)
+
+
 def test_show_writes_a_static_page(small_index, tmp_path):
     index, queries, _ = small_index
     out = tmp_path / "report.html"

@@ -60,7 +60,8 @@ def _splice(rng, text, donors, n):
 
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("k", [2, 3, 5])
-def test_insertions_and_splices_match_oracle(seed, k):
+@pytest.mark.parametrize("span_cost", ["uniform", "weighted"])
+def test_insertions_and_splices_match_oracle(seed, k, span_cost):
     rng = random.Random(seed)
     records = random_corpus(100 + seed, n_docs=14, lo=10, hi=26)
     index = MemoryIndex(records)
@@ -74,7 +75,7 @@ def test_insertions_and_splices_match_oracle(seed, k):
     ]
     seen = {"unsafe": 0, "linkable": 0}
     for max_arity in (2, 3):
-        det = Detector(index, k=k, max_arity=max_arity)
+        det = Detector(index, k=k, max_arity=max_arity, span_cost=span_cost)
         for text in queries:
             got = check_against_oracle(det, text, index.doc_keys, all_frequent=True)
             seen["unsafe"] += not got["safe"]
@@ -83,13 +84,14 @@ def test_insertions_and_splices_match_oracle(seed, k):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_flagged_spans_redacted_leave_no_linkable_combination(seed):
+@pytest.mark.parametrize("span_cost", ["uniform", "weighted"])
+def test_flagged_spans_redacted_leave_no_linkable_combination(seed, span_cost):
     # The hitting-set guarantee: after the flagged spans are redacted, no
     # combination of ANY frequent N-grams is linkable (one round suffices).
     rng = random.Random(seed)
     records = random_corpus(200 + seed, n_docs=12, lo=10, hi=24)
     index = MemoryIndex(records)
-    det = Detector(index, k=2, max_arity=3)
+    det = Detector(index, k=2, max_arity=3, span_cost=span_cost)
     donors = [t for _, t in records[1:]]
     text = _splice(rng, _insert_phrases(rng, records[0][1], VOCAB, 3), donors, 3)
     res = det.detect(text)

@@ -39,13 +39,14 @@ def _queries(rng, records):
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("k", [2, 3])
-def test_both_verdicts_match_oracle(seed, k):
+@pytest.mark.parametrize("span_cost", ["uniform", "weighted"])
+def test_both_verdicts_match_oracle(seed, k, span_cost):
     rng = random.Random(seed)
     records = random_corpus(300 + seed, n_docs=14, lo=10, hi=26)
     index = MemoryIndex(records)
     seen = {"source_unsafe": 0, "source_linkable": 0, "differ": 0}
-    detectors = [Detector(index, k=k, max_arity=m) for m in (1, 2, 3)]
-    detectors.append(Detector(index, k=k, max_arity=3, max_combos=2))  # streamed, in blocks of 2
+    detectors = [Detector(index, k=k, max_arity=m, span_cost=span_cost) for m in (1, 2, 3)]
+    detectors.append(Detector(index, k=k, max_arity=3, max_combos=2, span_cost=span_cost))  # streamed, in blocks of 2
     for det in detectors:
         for text, sources in _queries(rng, records):
             strict = check_against_oracle(det, text, index.doc_keys, all_frequent=True)

@@ -60,10 +60,11 @@ def corpus(request):
 @pytest.mark.parametrize("k", [2, 5])
 @pytest.mark.parametrize("max_arity", [2, 3])
 @pytest.mark.parametrize("budget", [1, 7])
-def test_small_budget_streams_and_matches_oracle(corpus, k, max_arity, budget):
+@pytest.mark.parametrize("span_cost", ["uniform", "weighted"])
+def test_small_budget_streams_and_matches_oracle(corpus, k, max_arity, budget, span_cost):
     seed, records, index = corpus
     rng = random.Random(seed * 100 + k * 10 + max_arity)
-    det = Detector(index, k=k, max_arity=max_arity, max_combos=budget)
+    det = Detector(index, k=k, max_arity=max_arity, max_combos=budget, span_cost=span_cost)
     queries = [records[0][1], mask(rng, records[1][1]), records[3][1] + " , " + records[4][1],
                random_text(rng, 30)]
     streamed = 0

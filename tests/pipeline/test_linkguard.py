@@ -113,6 +113,21 @@ def test_spans_expand_to_the_pipelines_tokens(index_dir, corpus):
         assert span.start_char <= f.start_char and f.end_char <= span.end_char
 
 
+def test_span_cost_config_reaches_the_detector_and_the_disk(index_dir, texts, tmp_path):
+    nlp = make_nlp(index_dir, span_cost="weighted")
+    det = Detector(NgramIndex.load(index_dir), span_cost="weighted")
+    assert nlp.get_pipe("linkguard").detector.span_cost == "weighted"
+    for text in texts[:3]:
+        want = det.detect(text)
+        doc = nlp(text)
+        assert [(s.start_char, s.end_char, s.label_) for s in doc.spans["linkguard"]] == [
+            (f.start_char, f.end_char, f.label) for f in want.spans]
+    nlp.to_disk(tmp_path / "pipe")
+    assert spacy.load(tmp_path / "pipe").get_pipe("linkguard").detector.span_cost == "weighted"
+    with pytest.raises(LinkguardError, match="E330"):
+        make_nlp(index_dir, span_cost="cheap")
+
+
 def test_to_disk_from_disk_round_trip(index_dir, texts, tmp_path):
     nlp = make_nlp(index_dir, k=5, max_arity=2)
     nlp.to_disk(tmp_path / "pipe")
