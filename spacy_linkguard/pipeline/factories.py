@@ -154,6 +154,7 @@ DEFAULT_REWRITE_MODEL = {
         "verdict": "auto",
         "n_candidates": 1,
         "keep_verified": False,
+        "span_cost": "uniform",
     },
     assigns=[
         "doc._.linkguard_text",
@@ -183,6 +184,7 @@ def make_linkguard_rewrite(
     verdict: str,
     n_candidates: int,
     keep_verified: bool,
+    span_cost: str,
 ):
     """Rewriting until safe, with guarantee mode (see pipeline/rewrite.py): the
     LLM backend from `task` and `model`, or the backend given as `rewriter`
@@ -207,6 +209,7 @@ def make_linkguard_rewrite(
         verdict=verdict,
         n_candidates=n_candidates,
         keep_verified=keep_verified,
+        span_cost=span_cost,
     )
 
 

@@ -92,6 +92,8 @@ class LinkguardRewrite:
     verdict (str): "auto" (the source verdict for a Doc whose
         `doc._.linkguard_sources` is set, else any), "source" (E108 for a Doc
         without sources) or "any".
+    span_cost (str): How the detector's hitting set weighs the phrases of
+        combinations (`detect/detector.py`): "uniform" or "weighted".
     keep_verified (bool): Keep the model's verified rewrites of each Doc in
         `doc._.linkguard_verified` (output lines: "verified"), the training
         pairs of `train-lora` (see `RewriteLoop`).
@@ -117,10 +119,13 @@ class LinkguardRewrite:
         n_candidates: int = 1,
         keep_verified: bool = False,
         guarantee_unit: str = "span",
+        span_cost: str = "uniform",
     ) -> None:
+        from ..detect.detector import check_span_cost
         from ..detect.verdict import check_verdict
 
         check_verdict(verdict)
+        check_span_cost(span_cost)
         from ..rewrite.guarantee import check_guarantee_unit
 
         check_guarantee_unit(guarantee_unit)  # at assembly, not after the last pass
@@ -150,6 +155,7 @@ class LinkguardRewrite:
             "batch_size": batch_size,
             "verdict": verdict,
             "keep_verified": bool(keep_verified),
+            "span_cost": span_cost,
             **getattr(rewriter, "cfg", {}),
         }
         self._index: Any = None  # an open index given to `initialize`
@@ -176,7 +182,8 @@ class LinkguardRewrite:
                 index = self._index
                 if index is None:
                     index = receive_index(self.cfg["index"], self.name)[1]
-                self._detector = Detector(index, k=self.cfg["k"], max_arity=self.cfg["max_arity"])
+                self._detector = Detector(index, k=self.cfg["k"], max_arity=self.cfg["max_arity"],
+                                          span_cost=self.cfg.get("span_cost", "uniform"))
             elif self.cfg["detector_component"] in self.nlp.pipe_names:
                 self._detector = self.nlp.get_pipe(self.cfg["detector_component"]).detector
             else:
