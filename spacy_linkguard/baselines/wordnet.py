@@ -109,7 +109,8 @@ class WordNet:
 
     def morphy(self, word: str, pos: str) -> List[str]:
         """Base forms of `word` for `pos` that the index knows, WordNet's way:
-        exception list first, then the word itself, then the suffix rules."""
+        exception list first, then the word itself, then the suffix rules; a
+        collocation ("took part") also with its first or last word's base forms."""
         key = _key(word)
         index = self._pos_index(pos)
         found: List[str] = []
@@ -118,6 +119,13 @@ class WordNet:
         for suffix, repl in _SUFFIX_RULES[pos]:
             if key.endswith(suffix) and len(key) > len(suffix):
                 candidates.append(key[: len(key) - len(suffix)] + repl)
+        parts = key.split("_")
+        if len(parts) > 1:
+            # a collocation inflects its first or its last word: "took part",
+            # "looked into", "police officers"
+            for i in (0, len(parts) - 1):
+                for base in self.morphy(parts[i], pos):
+                    candidates.append("_".join(parts[:i] + [_key(base)] + parts[i + 1:]))
         for cand in candidates:
             if cand in index and cand.replace("_", " ") not in found:
                 found.append(cand.replace("_", " "))

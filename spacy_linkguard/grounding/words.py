@@ -17,7 +17,8 @@ from spacy.lang.en.stop_words import STOP_WORDS
 
 from ..ngrams import DEFAULT_PLACEHOLDER
 
-_WORD_RE = re.compile(r"[^\W\d_]+(?:['’\-‐‑][^\W\d_]+)*['’]?", re.UNICODE)
+# Letters and digits together, so that "3rd" or "1990s" is one run (a number), not "rd" or "s".
+_WORD_RE = re.compile(r"[^\W_]+(?:['’\-‐‑][^\W_]+)*['’]?", re.UNICODE)
 _CLITIC_RE = re.compile(r"(?:['’]s|n['’]t|['’])$", re.IGNORECASE)
 
 
@@ -38,6 +39,8 @@ def words_of(text: str, placeholder: str = DEFAULT_PLACEHOLDER) -> List[ContentW
         text = text.replace(placeholder, " " * len(placeholder))
     out = []
     for m in _WORD_RE.finditer(text):
+        if any(c.isdigit() for c in m.group()):
+            continue
         key = _CLITIC_RE.sub("", m.group().casefold()).replace("’", "'")
         if key:
             out.append(ContentWord(m.start(), m.end(), key))

@@ -28,7 +28,7 @@ import itertools
 import re
 from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple
 
-from ..baselines.inflect import inflect, match_case
+from ..baselines.inflect import indefinite_article, inflect, match_case
 from ..baselines.wordnet import UPOS_TO_WORDNET, WordNet
 from ..llm.chunking import Chunk
 
@@ -90,8 +90,14 @@ class ModelFreeCandidates:
         tokens.sort(key=lambda t: -t.i)
         out: List[Edit] = []
         for tok in tokens:
+            article = doc[tok.i - 1] if tok.i > 0 and doc[tok.i - 1].lower_ in ("a", "an") else None
             for word in hypernym_words(tok, self.wordnet)[:2]:
-                out.append((tok.idx, tok.idx + len(tok.text), match_case(tok.text, word)))
+                word = match_case(tok.text, word)
+                if article is None:
+                    out.append((tok.idx, tok.idx + len(tok.text), word))
+                else:  # "a teacher" -> "an educator", not "a educator"
+                    an = indefinite_article(word, capital=article.text[:1].isupper())
+                    out.append((article.idx, tok.idx + len(tok.text), an + " " + word))
         return out
 
 

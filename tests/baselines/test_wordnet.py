@@ -57,9 +57,18 @@ def test_tagged_only_stops_at_tagged_senses(wordnet):
 @pytest.mark.parametrize("word,pos,base", [("went", "v", "go"), ("postmen", "n", "postman"),
                                            ("happier", "a", "happy"), ("children", "n", "child"),
                                            ("boxes", "n", "box"), ("decided", "v", "decide"),
-                                           ("running", "v", "run"), ("dogs", "n", "dog")])
+                                           ("running", "v", "run"), ("dogs", "n", "dog"),
+                                           # collocations: the first or the last word inflected
+                                           ("took part", "v", "take part"), ("looked_into", "v", "look into"),
+                                           ("kicked the bucket", "v", "kick the bucket"),
+                                           ("police officers", "n", "police officer")])
 def test_morphy(wordnet, word, pos, base):
     assert base in wordnet.morphy(word, pos)
+
+
+def test_morphy_of_a_collocation_finds_only_entries(wordnet):
+    assert wordnet.morphy("took a walk", "v") == []  # "take a walk" is no entry
+    assert wordnet.morphy("took_part", "n") == []
 
 
 def test_unknown_pos_is_a_coded_error(wordnet):
