@@ -11,23 +11,16 @@ an OUTPUT may cover some of them only, `n_docs` says how many). One
 gzipped OUTPUT (`.jsonl.gz`) is read as it is.
 """
 import argparse
-import gzip
 import json
 import sys
 import time
 from pathlib import Path
-from typing import Dict, Iterator, Tuple
+from typing import Dict, Tuple
+
+from court_wording import read_jsonl  # .jsonl or .jsonl.gz, one object a line
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-
-
-def read_jsonl(path: Path) -> Iterator[dict]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                yield json.loads(line)
 
 
 def row_figures(queries: Path, output: Path, grounder, bases: Dict) -> Dict:

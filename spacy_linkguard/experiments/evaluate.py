@@ -277,8 +277,8 @@ def evaluate_systems(
         if any("text_before_guarantee" in o for o in objs):
             per_doc.update(before_guarantee(objs, row_spans))
         per_doc["similarity"] = {e.name: _sims(e, inputs, input_vecs, keep, outputs) for e in embedders}  # type: ignore[assignment]
-        per_doc["paragraphs"] = paragraph_metrics(row_inputs, outputs, embedders[0] if embedders else None,  # type: ignore[assignment]
-                                                  para_vecs, grounder, bases)
+        per_doc["paragraphs"] = paragraph_metrics(  # type: ignore[assignment]
+            row_inputs, outputs, embedders[0] if embedders else None, para_vecs, grounder, bases)
         if scorer is not None:
             values = scorer.perplexities(outputs, progress=progress)
             # Cache only (`--ppl-missing skip`): a row is scored in full or not at

@@ -54,7 +54,8 @@ def test_the_ungrounded_words_columns_follow_the_facts():
     t = build_tables(res, load_reference())
     header = t["quality_header"]
     at = header.index("new facts / paragraph")
-    assert header[at + 1 : at + 3] == ["ungrounded words / changed paragraph", "changed paragraphs with three or more ungrounded"]
+    assert header[at + 1 : at + 3] == ["ungrounded words / changed paragraph",
+                                       "changed paragraphs with three or more ungrounded"]
     i = [s.key for s in SYSTEMS].index("llm_a1")
     row = {h: c["ours"] for h, c in zip(header, t["quality"][i])}
     assert (row["ungrounded words / changed paragraph"],

@@ -10,7 +10,6 @@ import pytest
 from spacy_linkguard.corpus import Record
 from spacy_linkguard.experiments.metrics import (changed_pairs, document_ungrounded, summarize_paragraphs,
                                                  summarize_ungrounded)
-from spacy_linkguard.grounding import Grounder
 
 # Paragraphs of 8+ words (whitespace-separated), and what a rewrite made of them.
 ADMISSIBLE = "The Court declared the application admissible on that same day."
@@ -19,11 +18,6 @@ CAR = "The applicant drove his car to the police station in the morning."
 VEHICLE = "The applicant drove his vehicle to the police station in the morning."  # a hypernym: 0
 DELETION = "The applicant drove his car to the station."  # words left out: 0
 SHORT_IN, SHORT_OUT = "The application was declared admissible.", "The application was found valid."  # 5 words
-
-
-@pytest.fixture(scope="module")
-def grounder():
-    return Grounder()
 
 
 def _doc(*paragraphs):

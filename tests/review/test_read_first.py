@@ -7,7 +7,6 @@ from html.parser import HTMLParser
 
 import pytest
 
-from spacy_linkguard.grounding import Grounder
 from spacy_linkguard.review import render_review, review_item
 from spacy_linkguard.review.items import (CHECK, NOTHING, PLACEHOLDERS_ONLY, ParagraphReview, dropped_sentences,
                                           paragraph_reviews, read_first, review_paragraph)
@@ -20,11 +19,6 @@ UNGROUNDED = ("The Court declared the application admissible on that same day.",
 REWORDED = ("The applicant drove his car to the police station in the morning.",
             "The applicant drove his vehicle to the police station in the morning.")
 UNCHANGED = "The Government did not submit observations."
-
-
-@pytest.fixture(scope="module")
-def grounder():
-    return Grounder()
 
 
 def _doc(*paragraphs):
@@ -100,7 +94,8 @@ class Marks(HTMLParser):
         a = dict(attrs)
         self.stack.append((tag, a))
         if tag == "mark":
-            column = next((c.get("class") for t, c in reversed(self.stack) if t == "div" and "text" in c.get("class", "")), None)
+            columns = [c.get("class") for t, c in self.stack if t == "div" and "text" in c.get("class", "")]
+            column = columns[-1] if columns else None
             self.marks.append([column, a.get("class"), a.get("title"), ""])
         if tag == "li":
             self.items.append([a.get("data-para"), ""])
