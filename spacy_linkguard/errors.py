@@ -521,8 +521,9 @@ class Errors(metaclass=ErrorsWithCodes):
 
     # --- E280-E299: lexical paraphrasing baseline (spacy_linkguard/baselines)
     E280 = ("The WordNet database was not found in {path} (missing: {missing}). "
-            "The lexical baseline reads WordNet 3.x from Debian's wordnet-base "
-            "package: run `sudo apt-get install wordnet-base` (or `make sysdeps`), "
+            "The lexical baseline, the grounded-words guard and the ungrounded-words "
+            "metric of `evaluate` read WordNet 3.x from Debian's wordnet-base package: "
+            "run `sudo apt-get install wordnet-base` (or `make sysdeps`), "
             "or point $WNSEARCHDIR, or the --wordnet DIR option of `rewrite` and "
             "`paraphrase`, at a directory with the index.* and data.* files (in a "
             "config: wordnet_dir of linkguard.Lexical.v1).")

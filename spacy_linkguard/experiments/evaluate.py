@@ -18,8 +18,9 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..corpus import Record
 from ..errors import LinkguardWarning, Warnings
-from .metrics import (document_linkage_rate, document_paragraph_facts, edit_volume, linkable_proportion, mean_defined,
-                      placeholders_added, ratio_to, similarity_pairs, summarize_paragraphs)
+from .metrics import (document_linkage_rate, document_paragraph_facts, document_ungrounded, edit_volume,
+                      linkable_proportion, mean_defined, placeholders_added, ratio_to, similarity_pairs,
+                      summarize_paragraphs)
 from .ranking import rank_documents, ranking_row
 from .systems import PAPER_ARITY, cost_of, get_system, read_output_objects, read_outputs, row_verdict, systems_for
 
@@ -147,6 +148,7 @@ def evaluate_systems(
     provenance: Optional[Dict[str, Dict[str, Any]]] = None,
     span_docs: int = SPAN_DOCS,
     attackers: Optional[Dict[str, Any]] = None,
+    grounder: Optional[Any] = None,
 ) -> Dict[str, Any]:
     """Score each approach's output file; the input d' itself is the first row.
 
@@ -167,6 +169,9 @@ def evaluate_systems(
     embedders: loaded `Embedder`s; `unavailable_models` maps the names of
         configured models that are not installed to the reason.
     scorer: a `PerplexityScorer`, or None to leave perplexity out.
+    grounder: the `grounding.Grounder` of the ungrounded-words metric; None
+        makes one here, before any row is scored (WordNet is read lazily
+        and once for every row).
     row_models: system key -> the model named in its row (default: the
         `model` its output lines record).
     max_arity: the rows' span-list arity (`systems_for`); default the widest detector's.
@@ -193,9 +198,12 @@ def evaluate_systems(
         - para_sim_mean, para_sim_p10, para_sim_below_0_8, para_sim_n: cosine
           of aligned paragraphs of 8+ words under the first embedder (None
           without one; "paragraph_model" names it), pooled over the row's
-          paragraphs; facts_kept, new_facts_per_para (`paragraph_metrics`,
+          paragraphs; facts_kept, new_facts_per_para; ungrounded_per_changed_para,
+          share_changed_paras_ungrounded_ge3, n_changed_paras: ungrounded words
+          of changed paragraphs of 8+ words (`paragraph_metrics`,
           `summarize_paragraphs`).
-    RAISES: LinkguardError E253 (missing output), E255 (unknown system).
+    RAISES: LinkguardError E253 (missing output), E255 (unknown system),
+        E280 (no WordNet database, for the ungrounded words).
     """
     from tqdm import tqdm
 
@@ -206,16 +214,20 @@ def evaluate_systems(
     rows_arity = max_arity or (max(detectors) if detectors else None) or PAPER_ARITY
     for key, path in system_files:  # every row known before any row is scored (E255 now, not after an hour)
         get_system(key, path, rows_arity)
+    # The widest detector also gives the spans still linkable in the outputs
+    # shown on the displaCy pages.
+    top = max(detectors) if detectors else None
+    placeholder = detectors[top].settings.placeholder if top is not None else NgramSettings().placeholder
+    if grounder is None:  # E280 now, not after the first row
+        from ..grounding import Grounder
+
+        grounder = Grounder(placeholder=placeholder)
     input_spans: Dict[int, List[List[str]]] = {}
     for m, det in detectors.items():
         input_spans[m] = [flagged_span_texts(det, t) for t in tqdm(inputs, desc=f"detect input (arity {m})", disable=not progress)]
         n_empty = sum(1 for s in input_spans[m] if not s)
         if n_empty:
             warnings.warn(Warnings.W251.format(n=n_empty, path=queries_path, arity=m, m=len(inputs) - n_empty), LinkguardWarning)
-    # The widest detector also gives the spans still linkable in the outputs
-    # shown on the displaCy pages.
-    top = max(detectors) if detectors else None
-    placeholder = detectors[top].settings.placeholder if top is not None else NgramSettings().placeholder
     sources: Optional[List[Sources]] = None
     if top is not None:
         sources = query_sources(queries, detectors[top].has_document)
@@ -239,6 +251,7 @@ def evaluate_systems(
     per_doc_all: Dict[str, Any] = {}
     input_vecs: Dict[str, Any] = {}  # model -> embeddings of the inputs, made once for every row
     para_vecs: Dict[str, Any] = {}  # paragraph text -> its embedding (the input's paragraphs are embedded once)
+    bases: Dict[str, Any] = {}  # input paragraph -> what it grounds (read once for every row)
     entries: List[Tuple[str, Optional[Path]]] = [("input", None)] + [(k, Path(p)) for k, p in system_files]
     for key, path in tqdm(entries, desc="approaches", disable=not progress):
         system = get_system(key, path or "--system", rows_arity)
@@ -264,7 +277,8 @@ def evaluate_systems(
         if any("text_before_guarantee" in o for o in objs):
             per_doc.update(before_guarantee(objs, row_spans))
         per_doc["similarity"] = {e.name: _sims(e, inputs, input_vecs, keep, outputs) for e in embedders}  # type: ignore[assignment]
-        per_doc["paragraphs"] = paragraph_metrics(row_inputs, outputs, embedders[0] if embedders else None, para_vecs)  # type: ignore[assignment]
+        per_doc["paragraphs"] = paragraph_metrics(  # type: ignore[assignment]
+            row_inputs, outputs, embedders[0] if embedders else None, para_vecs, grounder, bases)
         if scorer is not None:
             values = scorer.perplexities(outputs, progress=progress)
             # Cache only (`--ppl-missing skip`): a row is scored in full or not at
@@ -317,19 +331,27 @@ def evaluate_systems(
 
 
 def paragraph_metrics(inputs: Sequence[str], outputs: Sequence[str], embedder: Optional[Any],
-                      vecs: Dict[str, Any]) -> List[Dict[str, Any]]:
-    """Per document, the paragraph similarities and fact counts (SPEC.md
-    "Metrics"; `similarity_pairs`, `document_paragraph_facts`).
+                      vecs: Dict[str, Any], grounder: Optional[Any] = None,
+                      bases: Optional[Dict[str, Any]] = None) -> List[Dict[str, Any]]:
+    """Per document, the paragraph similarities, fact counts and ungrounded
+    words (SPEC.md "Metrics"; `similarity_pairs`, `document_paragraph_facts`,
+    `document_ungrounded`).
 
     The paragraphs of every document are embedded in one call (`embedder.embed`),
     skipping texts already in `vecs` (text -> embedding, filled here), so a
     paragraph the rewrite left unchanged, or the input's, is embedded once.
     embedder: None leaves the similarities out ("sims": None).
+    grounder: a `Grounder`, None leaves the ungrounded words out
+        ("ungrounded": None); bases: its bases of the input paragraphs
+        (`document_ungrounded`), filled here.
     RETURNS (List[dict]): per document {"sims": [cosine of each measured
         paragraph pair, 4 decimals] or None, "facts_in", "facts_kept",
-        "facts_new", "n_paras"}.
+        "facts_new", "n_paras", "ungrounded": [ungrounded words of each
+        changed paragraph] or None}.
     """
     docs: List[Dict[str, Any]] = [document_paragraph_facts(i, o) for i, o in zip(inputs, outputs)]
+    for d, i, o in zip(docs, inputs, outputs):
+        d["ungrounded"] = None if grounder is None else document_ungrounded(i, o, grounder, bases)
     if embedder is None:
         for d in docs:
             d["sims"] = None
@@ -419,8 +441,9 @@ def run_evaluation(
         embedding attacker; `collection` (the JSONL the index was built from)
         gives it the texts to embed, cached in `rank_cache`.
     RETURNS (dict): the results JSON that `report` reads.
-    RAISES: LinkguardError E283 (max_arity not 1..3) and those of the index,
-        the output files and the models.
+    RAISES: LinkguardError E283 (max_arity not 1..3), E280 (no WordNet
+        database: the ungrounded words need it) and those of the index, the
+        output files and the models.
     """
     import datetime
 
@@ -428,6 +451,7 @@ def run_evaluation(
     from ..corpus import iter_records
     from ..detect import Detector
     from ..errors import Errors, LinkguardError
+    from ..grounding import Grounder
     from ..index import open_index
     from ..paths import portable_path
     from .similarity import Embedder, locate_model
@@ -445,6 +469,11 @@ def run_evaluation(
     systems = [(key, path) for key, path, _ in files]
     idx = open_index(index)
     detectors = {m: Detector(idx, k=k, max_arity=m) for m in sorted({1, max_arity})}
+    # WordNet (the ungrounded words) is required like the perplexity model: a
+    # missing database stops the run here (E280), before any model is loaded
+    # or row scored, rather than leaving a column empty. Its files are read on
+    # first use, once for every row.
+    grounder = Grounder(placeholder=detectors[max_arity].settings.placeholder)
     embedders, model_info, unavailable = [], [], {}
     for name in sim_models:
         avail = locate_model(name)
@@ -470,7 +499,7 @@ def run_evaluation(
     results = evaluate_systems(
         queries_list, systems, detectors=detectors, attackers=attackers, embedders=embedders, unavailable_models=unavailable,
         scorer=scorer, row_models={"input": "\u2013", **(row_models or {})}, queries_path=str(queries),
-        progress=progress, max_arity=max_arity, provenance=provenance, span_docs=span_docs,
+        progress=progress, max_arity=max_arity, provenance=provenance, span_docs=span_docs, grounder=grounder,
     )
     stats = idx.stats()
     results.update(

@@ -1,7 +1,8 @@
 """Per-document metrics of SPEC.md ("Metrics"), as pure functions on texts.
 
-Nothing here loads a model or an index: span lists come from the detector
-and safe flags from re-detection, so every function is testable by hand.
+Nothing here loads a model or an index: span lists come from the detector,
+safe flags from re-detection and ungrounded words from a `Grounder` the
+caller passes in, so every function is testable by hand.
 """
 import difflib
 import math
@@ -206,6 +207,7 @@ def summarize(values: Dict[str, List[Optional[float]]]) -> Dict[str, Optional[fl
 
 PARA_MIN_WORDS = 8  # paragraph similarity: input paragraphs of at least this many words
 PARA_SIM_LOW = 0.8  # paragraph similarity: the share of paragraphs below this cosine
+UNGROUNDED_MANY = 3  # ungrounded words: the share of changed paragraphs with at least this many
 # The paragraphs themselves and their pairing: `paragraphs.py` (the review page uses them too).
 
 
@@ -279,24 +281,79 @@ def similarity_pairs(input_text: str, output_text: str, min_words: int = PARA_MI
     return [(a[i], b[j]) for i, j in pairs if len(a[i].split()) >= min_words]
 
 
+def changed_pairs(input_text: str, output_text: str, min_words: int = PARA_MIN_WORDS) -> List[Tuple[str, str]]:
+    """The (input, output) paragraph pairs the ungrounded-words metric counts:
+    aligned pairs whose input paragraph has at least `min_words`
+    whitespace-separated words and whose words changed (a pair that differs
+    only in spacing is unchanged). Paragraphs without a partner are left out:
+    there is no input paragraph to ground an added one in."""
+    return [(x, y) for x, y in similarity_pairs(input_text, output_text, min_words) if x.split() != y.split()]
+
+
+def document_ungrounded(input_text: str, output_text: str, grounder: Any,
+                        bases: Optional[Dict[str, Any]] = None) -> List[int]:
+    """Ungrounded words of each changed paragraph of one document (SPEC.md
+    "Metrics"): the content words of the output paragraph that its input
+    paragraph does not ground (`grounding.Grounder`).
+
+    grounder: a `Grounder` (its WordNet look-ups are cached, so pass the same
+        one for every document).
+    bases: input paragraph -> its `grounder.basis`, filled here, so an input
+        paragraph is read once for every row.
+    RETURNS (List[int]): per pair of `changed_pairs`, in order, its number of
+        ungrounded words (a word written twice counts twice).
+    """
+    bases = {} if bases is None else bases
+    counts = []
+    for x, y in changed_pairs(input_text, output_text):
+        if x not in bases:
+            bases[x] = grounder.basis(x)
+        counts.append(len(grounder.ungrounded(y, bases[x])))
+    return counts
+
+
+def summarize_ungrounded(counts: Sequence[int], many: int = UNGROUNDED_MANY) -> Dict[str, Optional[float]]:
+    """The ungrounded-words metric of a set of changed paragraphs.
+
+    counts: ungrounded words per changed paragraph (`document_ungrounded`), pooled.
+    RETURNS (dict): ungrounded_per_changed_para (their mean),
+        share_changed_paras_ungrounded_ge3 (share with `many` or more) -- both
+        None without changed paragraphs -- and n_changed_paras.
+    """
+    n = len(counts)
+    return {
+        "ungrounded_per_changed_para": sum(counts) / n if n else None,
+        "share_changed_paras_ungrounded_ge3": sum(1 for c in counts if c >= many) / n if n else None,
+        "n_changed_paras": n,
+    }
+
+
 def summarize_paragraphs(docs: Sequence[Dict[str, Any]], low: float = PARA_SIM_LOW) -> Dict[str, Optional[float]]:
     """A row's paragraph metrics, pooled over its documents' paragraphs (each
     paragraph weighs the same, so the 10th percentile is the row's worst
     paragraphs, not an average of per-document percentiles).
 
     docs: per document, {"sims": [cosine, ...] or None (not measured: no
-        embedder), "facts_in", "facts_kept", "facts_new", "n_paras"}
-        (`document_paragraph_facts` plus the cosines).
+        embedder), "facts_in", "facts_kept", "facts_new", "n_paras",
+        "ungrounded": [count per changed paragraph, ...] or None (not
+        measured)} (`document_paragraph_facts` plus the cosines and
+        `document_ungrounded`).
     RETURNS (dict): para_sim_mean, para_sim_p10, para_sim_below_0_8 (share
         below `low`), para_sim_n (paragraphs measured; None when not
         measured), facts_kept (kept / in;
         None without facts in the input), new_facts_per_para (new facts per
-        input paragraph; None without paragraphs).
+        input paragraph; None without paragraphs), and
+        `summarize_ungrounded` of the changed paragraphs (all three None when
+        no document was measured).
     """
     measured = [d["sims"] for d in docs if d.get("sims") is not None]
     sims = [s for doc in measured for s in doc]
     f_in = sum(d.get("facts_in", 0) for d in docs)
     n_paras = sum(d.get("n_paras", 0) for d in docs)
+    grounded = [d["ungrounded"] for d in docs if d.get("ungrounded") is not None]
+    ungrounded = summarize_ungrounded([c for doc in grounded for c in doc])
+    if not grounded:
+        ungrounded = {name: None for name in ungrounded}
     return {
         "para_sim_mean": sum(sims) / len(sims) if sims else None,
         "para_sim_p10": quantile(sims, 0.1),
@@ -304,4 +361,5 @@ def summarize_paragraphs(docs: Sequence[Dict[str, Any]], low: float = PARA_SIM_L
         "para_sim_n": len(sims) if measured else None,
         "facts_kept": sum(d.get("facts_kept", 0) for d in docs) / f_in if f_in else None,
         "new_facts_per_para": sum(d.get("facts_new", 0) for d in docs) / n_paras if n_paras else None,
+        **ungrounded,
     }

@@ -78,7 +78,9 @@ def build_tables(results: Dict[str, Any], reference: Dict[str, Any]) -> Dict[str
         mode redacted, forced redactions and placeholders added per document.
         Quality: model, similarities, perplexity and perplexity relative to
         the input d' ("1.49x"), paragraph similarity (mean, p10, share below
-        0.8), facts kept and new facts per paragraph, seconds per document.
+        0.8), facts kept and new facts per paragraph, ungrounded words per
+        changed paragraph and the share of changed paragraphs with 3 or more,
+        seconds per document.
     """
     dataset = results.get("dataset", "")
     paper_rows = reference.get("datasets", {}).get(dataset, {})
@@ -190,17 +192,20 @@ def ranking_cells(row: Dict[str, Any], attackers: Sequence[str]) -> List[Dict[st
 
 
 PARAGRAPH_HEADER = ["paragraph sim. mean", "paragraph sim. p10", "paragraph sim. < 0.8",
-                    "facts kept", "new facts / paragraph"]
+                    "facts kept", "new facts / paragraph",
+                    "ungrounded words / changed paragraph", "changed paragraphs with three or more ungrounded"]
 
 
 def paragraph_cells(row: Dict[str, Any]) -> List[Dict[str, Any]]:
-    """A row's paragraph similarity (mean, 10th percentile, share below 0.8)
-    and facts kept / new facts per paragraph, in `PARAGRAPH_HEADER` order;
-    an en dash where missing (results written before these metrics, or no
-    sentence-transformers model for the similarities)."""
+    """A row's paragraph similarity (mean, 10th percentile, share below 0.8),
+    facts kept / new facts per paragraph and ungrounded words per changed
+    paragraph (mean, share with 3 or more), in `PARAGRAPH_HEADER` order; an
+    en dash where missing (results written before these metrics, no
+    sentence-transformers model for the similarities, no changed paragraph)."""
     return [_cell(row.get("para_sim_mean"), None), _cell(row.get("para_sim_p10"), None),
             _cell(row.get("para_sim_below_0_8"), None), _cell(row.get("facts_kept"), None),
-            _cell(row.get("new_facts_per_para"), None, 2)]
+            _cell(row.get("new_facts_per_para"), None, 2), _cell(row.get("ungrounded_per_changed_para"), None, 2),
+            _cell(row.get("share_changed_paras_ungrounded_ge3"), None)]
 
 
 PROVENANCE_FIELDS = ("model", "machine", "commit", "date", "command", "note")

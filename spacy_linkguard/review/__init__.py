@@ -1,6 +1,7 @@
 """Reviewing a rewrite before release: each changed paragraph beside its
-input, the words that changed marked, and what a reader must check first
-(facts dropped or added, placeholders added).
+input, the words that changed and the ungrounded ones marked, and what a
+reader must check first (facts, ungrounded words, sentences or paragraphs
+dropped or added; then placeholders alone: `items.py`).
 
     from spacy_linkguard.review import review_item, render_review
     page = render_review([review_item(input_text, output_record)])

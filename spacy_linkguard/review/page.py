@@ -22,6 +22,8 @@ def render_review(items: Iterable[Dict[str, Any]], *, title: str = "spacy-linkgu
         "docs": len(docs),
         "changed": sum(d["n_changed"] for d in docs),
         "attention": sum(d["n_attention"] for d in docs),
+        "check": sum(d.get("n_check", 0) for d in docs),
+        "ungrounded": sum(d.get("n_ungrounded", 0) for d in docs),
         "unsafe": sum(d["safe"] is False for d in docs),
         "unchecked": sum(d["safe"] is None for d in docs),
     }

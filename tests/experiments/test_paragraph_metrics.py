@@ -100,7 +100,8 @@ def test_summary_pools_paragraphs():
     assert s["facts_kept"] == 0.75 and s["new_facts_per_para"] == pytest.approx(1 / 5)
     none = summarize_paragraphs([{"sims": None, "facts_in": 0, "facts_kept": 0, "facts_new": 0, "n_paras": 0}])
     assert none == {"para_sim_mean": None, "para_sim_p10": None, "para_sim_below_0_8": None, "para_sim_n": None,
-                    "facts_kept": None, "new_facts_per_para": None}
+                    "facts_kept": None, "new_facts_per_para": None, "ungrounded_per_changed_para": None,
+                    "share_changed_paras_ungrounded_ge3": None, "n_changed_paras": None}
 
 
 def _digits(text):

@@ -45,3 +45,25 @@ def test_markdown_and_html_show_the_columns_and_name_the_model():
     quality = pages["html"].split('id="quality"', 1)[1].split("</table>", 1)[0]
     assert "<th>paragraph sim. &lt; 0.8</th>" in quality and "<th>new facts / paragraph</th>" in quality
     assert '<span class="ours">0.940</span>' in quality
+
+
+def test_the_ungrounded_words_columns_follow_the_facts():
+    res = _results()
+    for i, row in enumerate(res["systems"]):
+        row.update(ungrounded_per_changed_para=0.5 * i, share_changed_paras_ungrounded_ge3=0.1 * i, n_changed_paras=10)
+    t = build_tables(res, load_reference())
+    header = t["quality_header"]
+    at = header.index("new facts / paragraph")
+    assert header[at + 1 : at + 3] == ["ungrounded words / changed paragraph",
+                                       "changed paragraphs with three or more ungrounded"]
+    i = [s.key for s in SYSTEMS].index("llm_a1")
+    row = {h: c["ours"] for h, c in zip(header, t["quality"][i])}
+    assert (row["ungrounded words / changed paragraph"],
+            row["changed paragraphs with three or more ungrounded"]) == ("1.50", "0.300")
+    pages = render_report(res, load_reference(), figures={"figure2": None, "figure3": None}, doc_links={})
+    assert ("| facts kept | new facts / paragraph | ungrounded words / changed paragraph "
+            "| changed paragraphs with three or more ungrounded |") in pages["md"]
+    assert "**ungrounded words / changed paragraph**" in pages["md"]
+    quality = pages["html"].split('id="quality"', 1)[1].split("</table>", 1)[0]
+    assert "<th>changed paragraphs with three or more ungrounded</th>" in quality
+    assert '<span class="ours">1.50</span>' in quality

@@ -70,7 +70,8 @@ def test_the_page_shows_each_changed_paragraph_exactly(files):
     q, out, tmp = files
     res = run(q, out, "-o", tmp / "page.html")
     assert res.exit_code == 0, res.output
-    assert "3 document(s), 3 changed paragraph(s), 2 to read first" in res.output
+    # "postponed" for "adjourned" is ungrounded (no WordNet synonym): the third paragraph to read first
+    assert "3 document(s), 3 changed paragraph(s), 3 to read first (3 with facts changed" in res.output
     page = (tmp / "page.html").read_text(encoding="utf-8")
     parser = Columns()
     parser.feed(page)
