@@ -37,6 +37,7 @@ DOC_EXTENSIONS = {
     "linkguard_text_before_guarantee": None,
     "linkguard_passes": None,
     "linkguard_forced_redactions": None,
+    "linkguard_omissions": None,
     "linkguard_verdict": None,
     "linkguard_verified": None,
 }
@@ -306,6 +307,7 @@ def set_annotations(doc: Doc, result: Any) -> None:
     doc._.linkguard_text_before_guarantee = result.text_before_guarantee
     doc._.linkguard_passes = [p.to_dict() for p in result.passes]
     doc._.linkguard_forced_redactions = result.forced_redactions
+    doc._.linkguard_omissions = result.omissions
     doc._.linkguard_safe = result.safe
     doc._.linkguard_verdict = result.verdict
     doc._.linkguard_verified = result.verified
@@ -322,6 +324,7 @@ def result_record(doc_id: str, doc: Doc) -> Dict[str, Any]:
         "text_before_guarantee": doc._.linkguard_text_before_guarantee,
         "passes": doc._.linkguard_passes,
         "forced_redactions": doc._.linkguard_forced_redactions,
+        "omissions": doc._.linkguard_omissions or 0,
         **({} if doc._.linkguard_verified is None else {"verified": doc._.linkguard_verified}),
     }
 

@@ -4,8 +4,10 @@ Each pass detects every unfinished document, cuts it into chunks, hands the
 flagged chunks of all documents to the rewriting backend at once (an LLM
 through a rewrite task, or the lexical paraphraser: `rewrite/backends.py`),
 and writes accepted edits back. Documents that are safe leave the loop. With
-`guarantee`, whatever is still linkable after the last pass is redacted.
-Without a detector (the no-span-list baseline) every document runs the fixed
+`guarantee`, whatever is still linkable after the last pass is redacted;
+a backend with `omit_until_safe` (the sentence rewriter with its parser)
+first leaves out the optional constituents that hold it (`omission.py`),
+and only what that cannot reach gets the placeholder. Without a detector (the no-span-list baseline) every document runs the fixed
 number of passes and the task decides which chunks are sent.
 """
 import dataclasses
@@ -34,7 +36,8 @@ class RewriteLoop:
         `RewriteLoop(detector, LLMRewriter(task, model, max_retries=...))`.
     model: the chat model of an LLM rewriter given as a task; None otherwise.
     max_passes (int): Rewriting passes at most (default 5).
-    guarantee (bool): Redact what is still linkable after the last pass.
+    guarantee (bool): Redact what is still linkable after the last pass
+        (after the backend's `omit_until_safe`, where it has one).
     guarantee_unit (str): What guarantee mode replaces by a placeholder:
         "span" (each flagged span whole) or "token" (its rarest token, then
         detect again: fewer words lost, more gaps). See `guarantee.py`.
@@ -162,8 +165,12 @@ class RewriteLoop:
             if res.safe or self.detector is None:
                 res.text = current[i]
             elif self.guarantee:
+                text = current[i]
+                omit = getattr(self.rewriter, "omit_until_safe", None)
+                if omit is not None:
+                    text, res.omissions = omit(text, self.detector, srcs[i])
                 res.text, res.forced_redactions, res.redaction_rounds, _ = redact_until_safe(
-                    current[i], self.detector, self.rewriter.placeholder, sources=srcs[i], unit=self.guarantee_unit
+                    text, self.detector, self.rewriter.placeholder, sources=srcs[i], unit=self.guarantee_unit
                 )
                 res.safe = True
             else:

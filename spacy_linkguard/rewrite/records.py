@@ -71,6 +71,8 @@ class RewriteResult:
         mode redacted anything (equal to `text` when nothing was forced);
         metrics "before forced redaction" are computed on it.
     forced_redactions: spans replaced by the placeholder in guarantee mode.
+    omissions: constituents guarantee mode left out before it wrote any
+        placeholder (`omission.py`; a backend with a parser only).
     redaction_rounds: redact -> re-detect rounds that guarantee mode needed.
     seconds: total wall time for this document.
     sources: the source ids it was detected with (the source verdict), or
@@ -85,6 +87,7 @@ class RewriteResult:
     passes: List[PassRecord] = field(default_factory=list)
     text_before_guarantee: str = ""
     forced_redactions: int = 0
+    omissions: int = 0
     redaction_rounds: int = 0
     seconds: float = 0.0
     sources: Optional[List[str]] = None
@@ -103,6 +106,7 @@ class RewriteResult:
             "text_before_guarantee": self.text_before_guarantee,
             "passes": [p.to_dict() for p in self.passes],
             "forced_redactions": self.forced_redactions,
+            "omissions": self.omissions,
             "redaction_rounds": self.redaction_rounds,
             "seconds": round(self.seconds, 3),
             **({} if self.verified is None else {"verified": self.verified}),

@@ -151,6 +151,16 @@ class SentenceRewriter(LLMRewriter):
         elif edited not in [e for e, _ in kept]:
             kept.append((edited, reply))
 
+    def omit_until_safe(self, text: str, detector: Any, sources: Optional[Sequence[str]]) -> Tuple[str, int]:
+        """Guarantee mode's first step (`omission.py`): leave out the optional
+        constituents that hold what still links, before any placeholder.
+        Without model-free candidates (no parser): nothing is left out."""
+        if self.model_free is None:
+            return text, 0
+        from .omission import omit_until_safe
+
+        return omit_until_safe(text, detector, self.model_free.parse, sources)
+
     def _words_for(self, chunk: Chunk, doc_share: Any) -> Optional[List[str]]:
         """The words the task's words form names for `chunk`, weighed by the
         judge's collection frequencies (`doc_share`) where it has them; None
