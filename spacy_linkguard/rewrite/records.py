@@ -5,6 +5,10 @@ from typing import Any, Dict, List, Optional
 
 from ..llm.chunking import Chunk
 
+# The reply recorded for a candidate no model wrote (`model_free.py`): it is
+# no training pair for `train-lora`.
+MODEL_FREE_REPLY = "(model-free edit)"
+
 
 @dataclass
 class ChunkOutcome:
@@ -117,8 +121,9 @@ def verified_pair(outcome: ChunkOutcome, spans_left: int, pass_index: int) -> Op
     """The training pair of a chunk's outcome when the model's edit is verified:
     accepted by the task's guards, none of the chunk's flagged spans still
     occurs (`spans_left` == 0), and, when a judge scored it, no new linking
-    N-gram either (cost 0). None otherwise, or without a prompt and reply."""
-    if outcome.edited is None or outcome.prompt is None or outcome.reply is None or spans_left:
+    N-gram either (cost 0). None otherwise, without a prompt and reply, or
+    for a model-free edit (no model wrote it)."""
+    if outcome.edited is None or outcome.prompt is None or outcome.reply in (None, MODEL_FREE_REPLY) or spans_left:
         return None
     if outcome.cost is not None and outcome.cost[0] != 0:
         return None

@@ -34,12 +34,10 @@ from ..llm.models.base import Generation
 from ..ngrams import NgramSettings
 from .backends import LLMRewriter
 from .ranking import CandidateRanker, best_index
-from .records import ChunkOutcome
+from .records import MODEL_FREE_REPLY, ChunkOutcome
 
 # What a later pass ranks a rewritten sentence's candidates against.
 RANK_AGAINST = ("input", "sentence")
-# The reply recorded for a model-free candidate (no model wrote it).
-MODEL_FREE_REPLY = "(model-free edit)"
 
 
 class SentenceRewriter(LLMRewriter):

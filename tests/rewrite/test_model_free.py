@@ -181,3 +181,13 @@ def test_the_loop_with_model_free_candidates_only_ends_safe_by_the_oracle(free, 
     assert oracle(res.text_before_guarantee, index.keysets, index.settings, 2, 3, sources=src).safe
     assert "truncheons" not in res.text and "however" not in res.text.lower()
     assert "The police beat him." in res.text and "The court heard the case." in res.text
+
+
+def test_a_model_free_edit_is_no_training_pair():
+    from spacy_linkguard.rewrite.records import ChunkOutcome, verified_pair
+
+    chunk = chunk_for("The police beat him with truncheons.", "with truncheons")
+    made = ChunkOutcome(chunk, edited="The police beat him.", prompt="p", reply=MODEL_FREE_REPLY, cost=(0, -1.0))
+    written = ChunkOutcome(chunk, edited="The police beat him.", prompt="p", reply='{"sentence": "x"}', cost=(0, -1.0))
+    assert verified_pair(made, 0, 1) is None
+    assert verified_pair(written, 0, 1) == {"pass": 1, "prompt": "p", "reply": '{"sentence": "x"}'}
