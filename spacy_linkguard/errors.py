@@ -124,7 +124,7 @@ class Errors(metaclass=ErrorsWithCodes):
             "line must be one JSON object like {{\"id\": \"doc1\", \"text\": \"...\"}}.")
     E007 = ("Cannot read {path}: line {line} has no {field!r} field of type {kind}. "
             "Each line must be one JSON object like {{\"id\": \"doc1\", \"text\": \"...\"}}.")
-    E008 = ("Cannot read {path}: it is not valid UTF-8 (first bad byte at offset "
+    E008 = ("Cannot read {path}: it is not valid UTF-8 (first bad byte on line {line}, at byte offset "
             "{offset}). Re-encode the file as UTF-8.")
     E009 = ("Document id {doc_id!r} occurs twice in {path} (lines {first} and "
             "{line}). Document ids must be unique: rename or drop one of them.")

@@ -55,7 +55,7 @@ def detect_cmd(
     from collections import Counter
     from contextlib import closing
 
-    from ..corpus import count_lines, iter_records, require_file
+    from ..corpus import check_records, iter_records
     from ..errors import LinkguardError
     from ..parallel import map_records
     from ..jobs.detection import DetectJob
@@ -64,13 +64,15 @@ def detect_cmd(
 
     try:
         out = chosen_output(output, out, "--out")
-        require_file(queries)  # E010 now, not after --rank's rankers are built (minutes)
+        # Every line checked now (E006-E010), not after --rank's rankers are built (minutes) nor after
+        # half of the output lines went to stdout.
+        n_records = check_records(queries)
         job = DetectJob(str(index), k=k, max_arity=max_arity, verdict=verdict, verify=verify, max_n=max_n,
                         placeholder=placeholder, rank=rank, rank_model=rank_model)
         records = iter_records(queries)
         # First, so that the workers' fork server imports while this process does.
         results = map_records(job, records, workers=workers, scheduler=scheduler, progress=progress,
-                              desc="detect", total=count_lines(queries))  # workers start on the first line
+                              desc="detect", total=n_records)  # workers start on the first line
         for_detection()  # before NumPy and spaCy load here
         from ..detect import check_verdict
 

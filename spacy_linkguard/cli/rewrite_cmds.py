@@ -64,7 +64,7 @@ def rewrite_cmd(
     from spacy.cli._util import parse_config_overrides
 
     from ..configs import resolve_config
-    from ..corpus import count_lines, iter_records
+    from ..corpus import check_records, iter_records
     from ..detect import check_verdict
     from ..errors import Errors, LinkguardError
     from ..parallel import map_records
@@ -78,6 +78,7 @@ def rewrite_cmd(
     with coded_errors():  # a bad config, index or model: its message, no traceback
         check_verdict(verdict)
         check_limit(limit)
+        total = check_records(queries, limit)  # a bad line fails now, not after half the output went out
         if backend not in BACKEND_CONFIGS:
             raise LinkguardError(Errors.E014.format(name="--backend", expected="llm or lexical", value=backend))
         config = resolve_config(config if config is not None else BACKEND_CONFIGS[backend])
@@ -93,9 +94,6 @@ def rewrite_cmd(
         nlp, _ = job.setup()  # the pipeline (its model loads on first use): a bad config or index fails here
         check_index_settings(index, max_n=max_n, placeholder=placeholder)  # E003 (setup verified the bytes)
         check_backend(nlp.get_pipe(component), backend, config, ctx)  # E220: --backend against the config
-        total = count_lines(queries)
-        if limit is not None:
-            total = min(total or limit, limit)
         cfg = nlp.get_pipe(component).cfg
         tally = ReleaseTally(k=cfg["k"], max_arity=cfg["max_arity"])
         with ExitStack() as stack:
