@@ -551,4 +551,7 @@ class Errors(metaclass=ErrorsWithCodes):
     E289 = ("Document {doc_id!r} of {output} (line {line}) is not in {queries}: `review` "
             "shows each rewritten document beside its input, found by id. Pass the "
             "file the rewrite read (`rewrite QUERIES ... -o {output}`).")
+
+    # --- E300-E329: the command line as a newcomer meets it (arguments, early checks)
+    E300 = ("`{command}` got an extra argument {extra!r}: it takes {takes}. {fix}")
 # fmt: on

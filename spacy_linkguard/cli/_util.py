@@ -9,7 +9,7 @@ linkguard ...`, so commands that can raise while loading configs catch
 their own).
 """
 from contextlib import contextmanager
-from typing import Iterator, NoReturn, Union
+from typing import Any, Iterator, List, NoReturn, Optional, Union
 
 import typer
 
@@ -34,3 +34,34 @@ def coded_errors() -> Iterator[None]:
         yield
     except LinkguardError as e:
         fail(e)
+
+
+def extra_argument_error(ctx: Any, extra: str) -> LinkguardError:
+    """E300 for a positional argument that the command `ctx` does not take
+    (`detect IN OUT`): what it takes, and `-o OUT` when it writes an output."""
+    from ..errors import Errors
+
+    params = ctx.command.params
+    takes = [(getattr(p, "metavar", None) or p.name.upper()) for p in params
+             if getattr(p, "param_type_name", None) == "argument" and not getattr(p, "hidden", False)]
+    takes_text = " and ".join(takes) if takes else "no argument"
+    if any("-o" in getattr(p, "opts", ()) for p in params):
+        fix = f"To write the output to {extra}, use `-o {extra}`."
+    else:
+        fix = f"See `{ctx.command_path} --help`."
+    return LinkguardError(Errors.E300.format(command=ctx.info_name, extra=extra, takes=takes_text, fix=fix))
+
+
+def stray_argument(args: List[str]) -> Optional[str]:
+    """The first of a command's extra `args` that is not part of a spaCy-style
+    config override (`--section.name value`, `--section.name=value`, or a
+    bare `--flag`), as `rewrite` reads them; None when there is none."""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if not arg.startswith("--"):
+            return arg
+        if "=" not in arg and i + 1 < len(args) and not args[i + 1].startswith("--"):
+            i += 1  # its value
+        i += 1
+    return None

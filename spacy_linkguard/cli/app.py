@@ -8,7 +8,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from ..errors import LinkguardError
-from ._util import fail
+from ._util import extra_argument_error, fail
 
 
 class PlainFlagsMixin:
@@ -30,12 +30,25 @@ class LinkguardCommand(PlainFlagsMixin, TyperCommand):
     """Every command of `app` (set in `cli/__init__.py`, so command modules need no `cls`)."""
 
     def collect_usage_pieces(self, ctx):
-        # A hidden argument (a deprecated positional OUT) stays out of the usage line too.
+        # A hidden argument stays out of the usage line too.
         rv = [self.options_metavar] if self.options_metavar else []
         for param in self.get_params(ctx):
             if not getattr(param, "hidden", False):
                 rv.extend(param.get_usage_pieces(ctx))
         return rv
+
+    def parse_args(self, ctx, args):
+        # An extra positional argument (`detect IN OUT`) is coded error E300 with
+        # the fix (`-o OUT`), not click's "Got unexpected extra argument(s)".
+        allowed = ctx.allow_extra_args
+        ctx.allow_extra_args = True
+        try:
+            rest = super().parse_args(ctx, args)
+        finally:
+            ctx.allow_extra_args = allowed
+        if rest and not allowed and not ctx.resilient_parsing:
+            fail(extra_argument_error(ctx, rest[0]))
+        return rest
 
 
 class LinkguardGroup(PlainFlagsMixin, TyperGroup):

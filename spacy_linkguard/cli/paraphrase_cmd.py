@@ -17,7 +17,6 @@ from .detection_options import (index_option, k_option, max_arity_option, max_n_
 def paraphrase_cmd(
     ctx: typer.Context,
     queries: Path = typer.Argument(..., help="JSONL corpus of released documents, one {\"id\", \"text\"} a line."),
-    old_out: Optional[Path] = typer.Argument(None, hidden=True, help="Deprecated: the output as a second argument."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="JSONL output (default: stdout): {\"id\", "
                                           "\"text\", \"safe\", \"verdict\", \"seconds\", \"stats\", \"edits\", ...}."),
     spans_only: bool = typer.Option(False, "--spans-only", help="Rewrite only the linkable spans (detected with "
@@ -65,10 +64,10 @@ def paraphrase_cmd(
     from ..parallel import map_records
     from ..jobs.paraphrase import ParaphraseJob
     from .detection_options import check_index_settings
-    from .output import atomic_output, chosen_output, refuse_same_file
+    from .output import atomic_output, refuse_same_file
 
     try:
-        out = chosen_output(output, old_out, "the positional OUT")
+        out = output
         check_mode_flags(ctx, spans_only=spans_only, index=index, spans_file=spans_file)
         check_verdict(verdict)
         refuse_same_file(out, queries, spans_file)  # E012: never overwrite an input

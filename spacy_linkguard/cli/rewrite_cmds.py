@@ -16,7 +16,7 @@ from typing import Optional
 
 import typer
 
-from ._util import coded_errors
+from ._util import coded_errors, extra_argument_error, stray_argument
 from .app import app
 from .detect_cmds import SCHEDULER_HELP, WORKERS_HELP
 from .detection_options import (index_option, k_option, max_arity_option, max_n_option, placeholder_option,
@@ -76,9 +76,11 @@ def rewrite_cmd(
     from .release import ReleaseTally
 
     with coded_errors():  # a bad config, index or model: its message, no traceback
+        extra = stray_argument(ctx.args)  # `rewrite IN OUT`: E300 (-o OUT), not a bad config override
+        if extra is not None:
+            raise extra_argument_error(ctx, extra)
         check_verdict(verdict)
         check_limit(limit)
-        total = check_records(queries, limit)  # a bad line fails now, not after half the output went out
         if backend not in BACKEND_CONFIGS:
             raise LinkguardError(Errors.E014.format(name="--backend", expected="llm or lexical", value=backend))
         config = resolve_config(config if config is not None else BACKEND_CONFIGS[backend])
@@ -90,6 +92,7 @@ def rewrite_cmd(
         overrides.update(detection_overrides(component, k=k, max_arity=max_arity))
         if wordnet is not None:
             overrides.update(wordnet_override(config, component, wordnet))  # E021 for an LLM config
+        total = check_records(queries, limit)  # a bad line fails now, not after half the output went out
         job = RewriteJob(str(config), str(index), overrides, component=component, verdict=verdict, verify=verify)
         nlp, _ = job.setup()  # the pipeline (its model loads on first use): a bad config or index fails here
         check_index_settings(index, max_n=max_n, placeholder=placeholder)  # E003 (setup verified the bytes)
