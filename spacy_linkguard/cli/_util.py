@@ -65,3 +65,28 @@ def stray_argument(args: List[str]) -> Optional[str]:
             i += 1  # its value
         i += 1
     return None
+
+
+@contextmanager
+def plain_warnings() -> Iterator[None]:
+    """While a command runs, our coded warnings print as their message alone
+    ("[W002] --out is deprecated: ..."), on stderr as before, without the source
+    path, line and `warnings.warn(...)` line of Python's format. The library
+    still warns with `warnings.warn` (a caller can filter or record them);
+    other packages' warnings keep Python's format."""
+    import warnings
+
+    from ..errors import LinkguardWarning
+
+    python_format = warnings.formatwarning
+
+    def formatwarning(message, category, filename, lineno, line=None):
+        if isinstance(category, type) and issubclass(category, LinkguardWarning):
+            return f"{message}\n"
+        return python_format(message, category, filename, lineno, line)
+
+    warnings.formatwarning = formatwarning
+    try:
+        yield
+    finally:
+        warnings.formatwarning = python_format

@@ -8,7 +8,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from ..errors import LinkguardError
-from ._util import extra_argument_error, fail
+from ._util import extra_argument_error, fail, plain_warnings
 
 
 class PlainFlagsMixin:
@@ -28,6 +28,10 @@ class PlainFlagsMixin:
 
 class LinkguardCommand(PlainFlagsMixin, TyperCommand):
     """Every command of `app` (set in `cli/__init__.py`, so command modules need no `cls`)."""
+
+    def invoke(self, ctx):
+        with plain_warnings():
+            return super().invoke(ctx)
 
     def collect_usage_pieces(self, ctx):
         # A hidden argument stays out of the usage line too.
