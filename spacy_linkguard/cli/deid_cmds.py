@@ -47,7 +47,7 @@ def deidentify_cmd(
     from ..detect import check_verdict
     from ..errors import LinkguardError
     from .output import atomic_output, refuse_same_file
-    from .release import ReleaseTally
+    from .release import ReleaseTally, warn_small_index
 
     try:
         out_path = output
@@ -59,6 +59,7 @@ def deidentify_cmd(
             check_verdict(verdict)
             detector = DetectJob(str(index), k=k, max_arity=max_arity, verdict=verdict, verify=verify, max_n=max_n,
                                  placeholder=placeholder).setup()
+            warn_small_index(index, detector.index.n_docs, k)  # W300
     except LinkguardError as e:
         fail(e)
     import json

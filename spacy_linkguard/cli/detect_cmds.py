@@ -7,7 +7,7 @@ import typer
 from ..attack.ranks import DEFAULT_RANK_MODEL
 from ._util import fail
 from .app import app
-from .release import verdict_summary
+from .release import FlaggedTally, verdict_summary, warn_small_index
 from .detection_options import (MAX_N_HELP, PLACEHOLDER_HELP, VERDICT_HELP, VERIFY_HELP,  # noqa: F401
                                 index_option, k_option, max_arity_option, max_n_option, placeholder_option,
                                 verdict_option, verify_option)
@@ -52,6 +52,7 @@ def detect_cmd(
     rank_model: str = typer.Option(DEFAULT_RANK_MODEL, "--rank-model", help=RANK_MODEL_HELP),
 ) -> None:
     """Flag linkable spans: one JSON line per document (id, safe, verdict, spans, report)."""
+    import json
     from collections import Counter
     from contextlib import closing
 
@@ -78,6 +79,8 @@ def detect_cmd(
 
         check_verdict(verdict)
         detector = job.setup()  # here too: a bad index or setting fails before any document
+        warn_small_index(index, detector.index.n_docs, k)  # W300
+        flagged = FlaggedTally(k=k, max_arity=max_arity)
         n_safe = n = 0
         verdicts: Counter = Counter()
         with atomic_output(out, queries) as sink, closing(results):
@@ -86,11 +89,14 @@ def detect_cmd(
                 n += 1
                 n_safe += safe
                 verdicts[line_verdict] += 1
+                obj = json.loads(line)
+                flagged.add(obj["id"], obj["report"])
     except LinkguardError as e:
         fail(e)
     s = detector.settings
     typer.echo(f"{n} document(s), {n_safe} safe at k={k}, max_arity={max_arity}, {verdict_summary(verdicts)} "
                f"(index settings: max_n={s.max_n}, placeholder={s.placeholder})", err=True)
+    flagged.warn()  # W301
     if n == 0:
         from .release import warn_empty
 
@@ -127,6 +133,7 @@ def show_cmd(
     from ..display import render_items
     from ..errors import LinkguardError
     from ..parallel import map_records
+    from ..index import open_index
     from ..jobs.detection import ShowJob
     from .output import chosen_output, refuse_same_file, write_text_atomic
 
@@ -141,7 +148,12 @@ def show_cmd(
         with closing(map_records(job, records, workers=workers, scheduler=scheduler, progress=progress,
                                  desc="show", total=total)) as results:
             job.setup()  # here too: a bad index or setting fails before any document
+            warn_small_index(index, open_index(index).n_docs, k)  # W300 (the index opened once per process)
             items = list(results)
+        flagged = FlaggedTally(k=k, max_arity=max_arity)
+        for item in items:
+            flagged.add(item["id"], item["report"])
+        flagged.warn()  # W301
         if out is not None and out.parent != Path("") and not out.parent.exists():
             try:
                 out.parent.mkdir(parents=True, exist_ok=True)

@@ -65,6 +65,7 @@ def paraphrase_cmd(
     from ..jobs.paraphrase import ParaphraseJob
     from .detection_options import check_index_settings
     from .output import atomic_output, refuse_same_file
+    from .release import warn_small_index
 
     try:
         out = output
@@ -85,7 +86,8 @@ def paraphrase_cmd(
             seed=seed, spans_only=spans_only, index=str(index) if index is not None else None, k=k,
             max_arity=max_arity, passes=passes, verdict=verdict, guarantee=guarantee)
         if index is not None:  # every byte with --verify, the settings asked for (E003): before the models load
-            check_index_settings(index, verify=verify, max_n=max_n, placeholder=placeholder)
+            idx = check_index_settings(index, verify=verify, max_n=max_n, placeholder=placeholder)
+            warn_small_index(index, idx.n_docs, k)  # W300
         _, loop, detector, _ = job.setup()  # a bad model or index fails here, before any document
         detected = detector is not None  # with --index each output line is checked (safe, verdict)
         records = list(islice(iter_records(queries), limit))

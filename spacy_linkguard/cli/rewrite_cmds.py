@@ -73,7 +73,7 @@ def rewrite_cmd(
     from .detection_options import check_index_settings
     from .checkpoint import checkpoint_path
     from .output import atomic_output, refuse_same_file
-    from .release import ReleaseTally
+    from .release import ReleaseTally, warn_small_index
 
     with coded_errors():  # a bad config, index or model: its message, no traceback
         extra = stray_argument(ctx.args)  # `rewrite IN OUT`: E300 (-o OUT), not a bad config override
@@ -95,10 +95,11 @@ def rewrite_cmd(
         total = check_records(queries, limit)  # a bad line fails now, not after half the output went out
         job = RewriteJob(str(config), str(index), overrides, component=component, verdict=verdict, verify=verify)
         nlp, _ = job.setup()  # the pipeline (its model loads on first use): a bad config or index fails here
-        check_index_settings(index, max_n=max_n, placeholder=placeholder)  # E003 (setup verified the bytes)
+        idx = check_index_settings(index, max_n=max_n, placeholder=placeholder)  # E003 (setup verified the bytes)
         check_backend(nlp.get_pipe(component), backend, config, ctx)  # E220: --backend against the config
         cfg = nlp.get_pipe(component).cfg
         tally = ReleaseTally(k=cfg["k"], max_arity=cfg["max_arity"])
+        warn_small_index(index, idx.n_docs, cfg["k"])  # W300
         with ExitStack() as stack:
             done = 0
             if checkpoint:
