@@ -61,31 +61,35 @@ def rewrite_cmd(
     from contextlib import ExitStack, closing
     from itertools import islice
 
-    from spacy.cli._util import parse_config_overrides
-
     from ..configs import resolve_config
-    from ..corpus import check_records, iter_records
-    from ..detect import check_verdict
     from ..errors import Errors, LinkguardError
-    from ..parallel import map_records
-    from ..jobs.rewrite import RewriteJob, rewrite_tags
     from .detect_cmds import check_limit
-    from .detection_options import check_index_settings
-    from .checkpoint import checkpoint_path
     from .output import atomic_output, refuse_same_file
-    from .release import ReleaseTally, warn_small_index
+    from .preflight import check_rewrite_models, config_overrides
 
     with coded_errors():  # a bad config, index or model: its message, no traceback
         extra = stray_argument(ctx.args)  # `rewrite IN OUT`: E300 (-o OUT), not a bad config override
         if extra is not None:
             raise extra_argument_error(ctx, extra)
-        check_verdict(verdict)
         check_limit(limit)
         if backend not in BACKEND_CONFIGS:
             raise LinkguardError(Errors.E014.format(name="--backend", expected="llm or lexical", value=backend))
         config = resolve_config(config if config is not None else BACKEND_CONFIGS[backend])
         refuse_same_file(output, queries)
         refuse_same_file(output, config)
+        # A missing model or WordNet now, in well under a second, not after the pipeline loaded (E200, E280).
+        check_rewrite_models(config, component, config_overrides(ctx.args), wordnet)
+        from spacy.cli._util import parse_config_overrides
+
+        from ..corpus import check_records, iter_records
+        from ..detect import check_verdict
+        from ..jobs.rewrite import RewriteJob, rewrite_tags
+        from ..parallel import map_records
+        from .checkpoint import checkpoint_path
+        from .detection_options import check_index_settings
+        from .release import ReleaseTally, warn_small_index
+
+        check_verdict(verdict)
         if checkpoint:
             checkpoint_path(output)  # E018 before the model loads
         overrides = parse_config_overrides(ctx.args)
