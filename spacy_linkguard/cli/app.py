@@ -29,6 +29,15 @@ class PlainFlagsMixin:
 class LinkguardCommand(PlainFlagsMixin, TyperCommand):
     """Every command of `app` (set in `cli/__init__.py`, so command modules need no `cls`)."""
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # typer's rich help reads help texts as Rich markup, where "[default: ...]" or
+        # "[start, end, label]" is a tag and vanishes: our help texts are plain text.
+        self.help = escape_markup(self.help)
+        for param in self.params:
+            if getattr(param, "help", None):
+                param.help = escape_markup(param.help)
+
     def invoke(self, ctx):
         with plain_warnings():
             return super().invoke(ctx)
@@ -53,6 +62,17 @@ class LinkguardCommand(PlainFlagsMixin, TyperCommand):
         if rest and not allowed and not ctx.resilient_parsing:
             fail(extra_argument_error(ctx, rest[0]))
         return rest
+
+
+def escape_markup(text):
+    """`text` with its square brackets shown as written in Rich markup (None stays None)."""
+    if not text:
+        return text
+    try:
+        from rich.markup import escape
+    except ImportError:  # typer's plain help shows text as written
+        return text
+    return escape(text)
 
 
 class LinkguardGroup(PlainFlagsMixin, TyperGroup):
