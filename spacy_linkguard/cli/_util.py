@@ -90,3 +90,26 @@ def plain_warnings() -> Iterator[None]:
         yield
     finally:
         warnings.formatwarning = python_format
+
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
+# What each command leaves when stopped (every output is written whole or not at all: `output.py`).
+INTERRUPTED_LEAVES = {
+    "build-index": "the index folder is as it was (a new index replaces it only once complete)",
+    "add-docs": "the index is as it was (the documents are added only once the new index is complete)",
+    "rewrite": "no output was written (with --checkpoint, the finished documents are kept in OUTPUT.partial: "
+               "run the same command again to go on after them)",
+}
+
+
+@contextmanager
+def interrupt_said(command: str) -> Iterator[None]:
+    """Ctrl-C ends the command with a line that says so and what it left
+    (exit status 130), not silently."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        leaves = INTERRUPTED_LEAVES.get(command, "no output was written (outputs are written whole or not at all)")
+        typer.echo(f"Interrupted: `{command}` stopped before it finished; {leaves}. Nothing is left half-written.",
+                   err=True)
+        raise typer.Exit(code=EXIT_INTERRUPTED) from None

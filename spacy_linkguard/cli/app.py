@@ -8,7 +8,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from ..errors import LinkguardError
-from ._util import extra_argument_error, fail, plain_warnings
+from ._util import extra_argument_error, fail, interrupt_said, plain_warnings
 
 
 class PlainFlagsMixin:
@@ -39,7 +39,7 @@ class LinkguardCommand(PlainFlagsMixin, TyperCommand):
                 param.help = escape_markup(param.help)
 
     def invoke(self, ctx):
-        with plain_warnings():
+        with plain_warnings(), interrupt_said(ctx.info_name):
             return super().invoke(ctx)
 
     def collect_usage_pieces(self, ctx):
