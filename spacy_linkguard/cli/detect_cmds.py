@@ -7,7 +7,7 @@ import typer
 from ..attack.ranks import DEFAULT_RANK_MODEL
 from ._util import fail
 from .app import app
-from .release import FlaggedTally, verdict_summary, warn_small_index
+from .release import FlaggedTally, RankTally, verdict_summary, warn_small_index
 from .detection_options import (MAX_N_HELP, PLACEHOLDER_HELP, VERDICT_HELP, VERIFY_HELP,  # noqa: F401
                                 index_option, k_option, max_arity_option, max_n_option, placeholder_option,
                                 verdict_option, verify_option)
@@ -81,6 +81,7 @@ def detect_cmd(
         detector = job.setup()  # here too: a bad index or setting fails before any document
         warn_small_index(index, detector.index.n_docs, k)  # W300
         flagged = FlaggedTally(k=k, max_arity=max_arity)
+        ranks = RankTally()
         n_safe = n = 0
         verdicts: Counter = Counter()
         with atomic_output(out, queries) as sink, closing(results):
@@ -91,11 +92,13 @@ def detect_cmd(
                 verdicts[line_verdict] += 1
                 obj = json.loads(line)
                 flagged.add(obj["id"], obj["report"])
+                ranks.add(safe, obj.get("rank"))
     except LinkguardError as e:
         fail(e)
     s = detector.settings
-    typer.echo(f"{n} document(s), {n_safe} safe at k={k}, max_arity={max_arity}, {verdict_summary(verdicts)} "
-               f"(index settings: max_n={s.max_n}, placeholder={s.placeholder})", err=True)
+    ranked = f"; {ranks.summary()}" if rank else ""
+    typer.echo(f"{n} document(s), {n_safe} safe at k={k}, max_arity={max_arity}, {verdict_summary(verdicts)}"
+               f"{ranked} (index settings: max_n={s.max_n}, placeholder={s.placeholder})", err=True)
     flagged.warn()  # W301
     if n == 0:
         from .release import warn_empty
@@ -151,8 +154,10 @@ def show_cmd(
             warn_small_index(index, open_index(index).n_docs, k)  # W300 (the index opened once per process)
             items = list(results)
         flagged = FlaggedTally(k=k, max_arity=max_arity)
+        ranks = RankTally()
         for item in items:
             flagged.add(item["id"], item["report"])
+            ranks.add(bool(item["safe"]), item.get("rank"))
         flagged.warn()  # W301
         if out is not None and out.parent != Path("") and not out.parent.exists():
             try:
@@ -162,7 +167,8 @@ def show_cmd(
         write_text_atomic(out, render_items(items), queries)
     except LinkguardError as e:
         fail(e)
-    typer.echo(f"{len(items)} document(s) -> {out or 'stdout'}", err=True)
+    ranked = f", {sum(bool(i['safe']) for i in items)} safe; {ranks.summary()}" if rank else ""
+    typer.echo(f"{len(items)} document(s){ranked} -> {out or 'stdout'}", err=True)
     if not items:
         from .release import warn_empty
 

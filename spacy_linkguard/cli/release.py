@@ -133,6 +133,28 @@ class ReleaseTally:
                                                words=words, k=self.k), LinkguardWarning)
 
 
+class RankTally:
+    """Counts the documents whose source a search engine ranks first (`--rank`):
+    a document can be safe under the exact verdict and still come out first."""
+
+    def __init__(self) -> None:
+        self.n_first = self.n_safe_first = 0
+        self.by = Counter()  # type: Counter
+
+    def add(self, safe: bool, rank: Optional[Dict[str, Any]]) -> None:
+        """Count one document from its rank ({"bm25", "embedding"}; None: sources unknown)."""
+        firsts = [name for name in ("bm25", "embedding") if (rank or {}).get(name) == 1]
+        self.by.update(firsts)
+        if firsts:
+            self.n_first += 1
+            self.n_safe_first += bool(safe)
+
+    def summary(self) -> str:
+        """"source ranked first for 4 (BM25 1, embedding 4), 4 of them safe"."""
+        return (f"source ranked first for {self.n_first} (BM25 {self.by['bm25']}, embedding "
+                f"{self.by['embedding']}), {self.n_safe_first} of them safe")
+
+
 def verdict_summary(counts: "dict") -> str:
     """"verdict source for 3, any for 1" from {"source": 3, "any": 1}; "no verdict" when empty."""
     parts = [f"{v} for {n}" for v, n in sorted(counts.items()) if n]
