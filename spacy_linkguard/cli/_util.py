@@ -113,3 +113,21 @@ def interrupt_said(command: str) -> Iterator[None]:
         typer.echo(f"Interrupted: `{command}` stopped before it finished; {leaves}. Nothing is left half-written.",
                    err=True)
         raise typer.Exit(code=EXIT_INTERRUPTED) from None
+
+
+def quiet_model_loading() -> None:
+    """`--no-progress`: no progress bar from the libraries that load models
+    either (transformers' "Loading weights", the Hugging Face hub's). Through
+    the environment, so that worker processes started later are quiet too."""
+    import os
+    import sys
+
+    os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"  # read when huggingface_hub and transformers load
+    if "huggingface_hub" in sys.modules:
+        from huggingface_hub.utils import disable_progress_bars
+
+        disable_progress_bars()
+    if "transformers" in sys.modules:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()

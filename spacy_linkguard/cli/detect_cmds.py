@@ -5,7 +5,7 @@ from typing import Optional
 import typer
 
 from ..attack.ranks import DEFAULT_RANK_MODEL
-from ._util import fail
+from ._util import fail, quiet_model_loading
 from .app import app
 from .release import FlaggedTally, RankTally, verdict_summary, warn_small_index
 from .detection_options import (MAX_N_HELP, PLACEHOLDER_HELP, VERDICT_HELP, VERIFY_HELP,  # noqa: F401
@@ -63,6 +63,8 @@ def detect_cmd(
     from ..parallel.threads import for_detection
     from .output import atomic_output, chosen_output
 
+    if not progress:
+        quiet_model_loading()  # --rank's embedding model
     try:
         out = chosen_output(output, out, "--out")
         # Every line checked now (E006-E010), not after --rank's rankers are built (minutes) nor after
@@ -140,6 +142,8 @@ def show_cmd(
     from ..jobs.detection import ShowJob
     from .output import chosen_output, refuse_same_file, write_text_atomic
 
+    if not progress:
+        quiet_model_loading()  # --rank's embedding model
     try:
         out = chosen_output(output, out, "--out")  # None: the page goes to stdout, like every command's output
         check_limit(limit)

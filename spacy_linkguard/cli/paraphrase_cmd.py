@@ -54,8 +54,11 @@ def paraphrase_cmd(
     may change (whole-document mode), or with --spans-only only the phrases
     that link. Each output line says whether the text is safe (with --index;
     `rewrite --backend lexical` is the span mode as a pipeline)."""
-    from ._util import coded_errors
+    from ._util import coded_errors, quiet_model_loading
     from .preflight import check_lexical_models
+
+    if not progress:
+        quiet_model_loading()
 
     with coded_errors():  # a missing WordNet or model now, in well under a second (E280, E282, E285)
         check_lexical_models(wordnet, spacy_model, sentence_model)

@@ -16,7 +16,7 @@ from typing import Optional
 
 import typer
 
-from ._util import coded_errors, extra_argument_error, stray_argument
+from ._util import coded_errors, extra_argument_error, quiet_model_loading, stray_argument
 from .app import app
 from .detect_cmds import SCHEDULER_HELP, WORKERS_HELP
 from .detection_options import (index_option, k_option, max_arity_option, max_n_option, placeholder_option,
@@ -67,6 +67,8 @@ def rewrite_cmd(
     from .output import atomic_output, refuse_same_file
     from .preflight import check_rewrite_models, config_overrides
 
+    if not progress:
+        quiet_model_loading()
     with coded_errors():  # a bad config, index or model: its message, no traceback
         extra = stray_argument(ctx.args)  # `rewrite IN OUT`: E300 (-o OUT), not a bad config override
         if extra is not None:
