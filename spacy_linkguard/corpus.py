@@ -6,6 +6,7 @@ source when the index holds a document of that id.
 """
 import json
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
@@ -50,14 +51,32 @@ def iter_json_lines(path: Union[str, Path], *, hint: str = "") -> Iterator[Tuple
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as e:
-                raise LinkguardError(Errors.E008.format(path=path, offset=offset + e.start)) from None
+                raise LinkguardError(Errors.E008.format(path=path, line=lineno, offset=offset + e.start)) from None
             offset += len(raw)
             if not line.strip():
                 continue
             try:
                 yield lineno, json.loads(line)
             except json.JSONDecodeError as e:
-                raise LinkguardError(Errors.E006.format(path=path, line=lineno, detail=e.msg)) from None
+                raise LinkguardError(Errors.E006.format(path=path, line=lineno, detail=json_error(e))) from None
+
+
+def json_error(e: json.JSONDecodeError) -> str:
+    """What is wrong with a JSON line and where: "Invalid control character at
+    column 21" (the bare message ends in "at")."""
+    return f"{e.msg} column {e.colno}" if e.msg.endswith(" at") else f"{e.msg} at column {e.colno}"
+
+
+def check_records(path: Union[str, Path], limit: Optional[int] = None) -> int:
+    """Read a whole corpus once, as `iter_records` does, keeping nothing: a
+    command whose output goes out line by line (to stdout) calls it first, so a
+    bad line fails before the first output line instead of after half of them.
+
+    limit (Optional[int]): Only the first `limit` records (a command's --limit).
+    RETURNS (int): The number of records (at most `limit`).
+    RAISES: LinkguardError, as `iter_records`.
+    """
+    return sum(1 for _ in islice(iter_records(path), limit))
 
 
 def iter_records(path: Union[str, Path], *, check_unique: bool = True) -> Iterator[Record]:

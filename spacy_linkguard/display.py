@@ -11,14 +11,23 @@ the page's text (and what a reader copies from it) is exactly `doc.text`.
 
 Overlaps: a COMBO span inside an NGRAM span ("November" in "November 2011")
 is not drawn: rewriting the NGRAM span rewrites it too. It stays in
-`doc.spans` and in the evidence table (detection is unchanged); other
-overlapping spans are drawn on separate lines, as displaCy does.
+`doc.spans` and in the evidence table (detection is unchanged). Spans of one
+label that overlap or touch ("at the flat", "the flat on") are drawn as one
+mark with one label, its spans named in its tooltip: a label before each of
+them would cut the phrase apart ("COMBO at COMBO the flat on"). Marks of
+different labels that overlap are drawn on separate lines, as displaCy does.
+The page is drawn in one sweep over the sorted span boundaries, so a long
+document with tens of thousands of spans renders in about a second.
 
 `render_report(docs)` makes the static HTML page of the `show` command (each
 document's spans, then the evidence for every span). The label colors are
 also registered for displaCy through the `spacy_displacy_colors` entry point,
 so `displacy.render(doc, style="span", ...)` still works (with its spacing).
 """
+import heapq
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
@@ -28,6 +37,8 @@ DISPLACY_COLORS: Dict[str, str] = {
 }
 DEFAULT_SPANS_KEY = "linkguard"
 TEMPLATE = Path(__file__).parent / "display.html.jinja"
+# A mark's tooltip names at most this many of its spans, each cut to this length.
+TITLE_MEMBERS, TITLE_CHARS = 8, 40
 # displaCy's span geometry (spacy/displacy/render.py SpanRenderer), in px.
 TOP_OFFSET, LABEL_OFFSET, OFFSET_STEP = 40, 20, 17
 # The labels are generated content, not text: the markup's text is the document's.
@@ -42,6 +53,18 @@ STYLE = (
     "padding:1px 3px;margin-right:2px;border-radius:3px;color:#000;vertical-align:super;"
     "background:var(--lg-label-bg)}</style>"
 )
+
+
+@dataclass
+class Mark:
+    """One bar on the page: a flagged span, or several of one label that
+    overlap or touch (their labels would otherwise cut one phrase apart)."""
+
+    start_char: int
+    end_char: int
+    label_: str
+    members: List[Any] = field(default_factory=list)  # the spans, in text order
+    slot: int = 1  # its line under the text (1: nearest)
 
 
 def render(
@@ -76,54 +99,110 @@ def render(
     return html
 
 
-def drawn_spans(doc: Any, spans_key: str = DEFAULT_SPANS_KEY) -> List[Tuple[Any, int]]:
-    """The spans drawn on the page, each with its line (1: nearest the text):
-    every span of `doc.spans[spans_key]` but a COMBO inside an NGRAM span."""
+def drawn_marks(doc: Any, spans_key: str = DEFAULT_SPANS_KEY) -> List[Mark]:
+    """The marks drawn on the page, in text order, each with its line (`slot`,
+    1: nearest the text): the spans of `doc.spans[spans_key]` but a COMBO
+    inside an NGRAM span, those of one label that overlap or touch (only
+    spaces between) merged into one mark. O(n log n) in the spans."""
+    text = doc.text
     spans = sorted(doc.spans.get(spans_key, []), key=lambda s: (s.start_char, -s.end_char, s.label_))
     ngrams = [s for s in spans if s.label_ == "NGRAM"]
-    spans = [s for s in spans if not (s.label_ == "COMBO" and any(
-        n.start_char <= s.start_char and s.end_char <= n.end_char for n in ngrams))]
-    placed: List[Tuple[Any, int]] = []
+    starts = [s.start_char for s in ngrams]
+    reach = list(accumulate((s.end_char for s in ngrams), max))  # the furthest end of the NGRAMs so far
+
+    def inside_ngram(span: Any) -> bool:
+        i = bisect_right(starts, span.start_char) - 1
+        return i >= 0 and reach[i] >= span.end_char
+
+    marks: List[Mark] = []
+    last: Dict[str, Mark] = {}  # the latest mark of each label (a label's marks never overlap)
     for span in spans:
-        taken = {slot for other, slot in placed if other.end_char > span.start_char}
-        placed.append((span, next(i for i in range(1, len(placed) + 2) if i not in taken)))
-    return placed
+        if span.label_ == "COMBO" and inside_ngram(span):
+            continue
+        mark = last.get(span.label_)
+        if mark is not None and (span.start_char <= mark.end_char or _joins(text[mark.end_char:span.start_char])):
+            mark.end_char = max(mark.end_char, span.end_char)
+            mark.members.append(span)
+            continue
+        mark = Mark(span.start_char, span.end_char, span.label_, [span])
+        last[span.label_] = mark
+        marks.append(mark)
+    # Lines: each mark takes the lowest line that no mark still open at its start holds.
+    open_marks: List[Tuple[int, int]] = []  # (end_char, slot)
+    free: List[int] = []
+    n_slots = 0
+    for mark in marks:
+        while open_marks and open_marks[0][0] <= mark.start_char:
+            heapq.heappush(free, heapq.heappop(open_marks)[1])
+        if free:
+            mark.slot = heapq.heappop(free)
+        else:
+            n_slots += 1
+            mark.slot = n_slots
+        heapq.heappush(open_marks, (mark.end_char, mark.slot))
+    return marks
+
+
+def _joins(gap: str) -> bool:
+    """Whether two marks of one label with `gap` between them are drawn as one:
+    only spaces between them, no line break."""
+    return not gap.strip() and "\n" not in gap
 
 
 def markup_as_written(doc: Any, *, spans_key: str = DEFAULT_SPANS_KEY,
                       colors: Optional[Dict[str, str]] = None) -> str:
-    """`doc.text`, HTML-escaped, with a bar under each drawn span (`drawn_spans`);
-    the text between tags is exactly `doc.text` (needs `STYLE` on the page)."""
+    """`doc.text`, HTML-escaped, with a bar under each drawn mark (`drawn_marks`);
+    the text between tags is exactly `doc.text` (needs `STYLE` on the page).
+    One sweep over the marks' boundaries: time O(n log n) and size O(n) in the spans."""
     from markupsafe import escape
 
     colors = colors or DISPLACY_COLORS
     text = doc.text
-    placed = drawn_spans(doc, spans_key)
-    cuts = sorted({0, len(text)} | {c for s, _ in placed for c in (s.start_char, s.end_char)})
+    marks = drawn_marks(doc, spans_key)
+    cuts = sorted({0, len(text)} | {c for m in marks for c in (m.start_char, m.end_char)})
+    titles = {id(m): _title(m) for m in marks}
     parts = []
+    active: List[Mark] = []
+    i = 0  # the next mark to open (marks are in start order)
     for a, b in zip(cuts, cuts[1:]):
-        covering = [(s, slot) for s, slot in placed if s.start_char <= a and b <= s.end_char]
-        if not covering or not text[a:b].strip():
+        active = [m for m in active if m.end_char > a]
+        while i < len(marks) and marks[i].start_char == a:
+            active.append(marks[i])
+            i += 1
+        if not active or not text[a:b].strip():
             parts.append(str(escape(text[a:b])))
             continue
         bars = []
-        for span, slot in covering:
-            color = escape(colors.get(span.label_, "#ddd"))
-            top = TOP_OFFSET + OFFSET_STEP * (slot - 1)
-            start = f' lg-start" data-label="{escape(span.label_)}' if span.start_char == a else ""
+        for mark in active:
+            color = escape(colors.get(mark.label_, "#ddd"))
+            top = TOP_OFFSET + OFFSET_STEP * (mark.slot - 1)
+            start = f' lg-start" data-label="{escape(mark.label_)}' if mark.start_char == a else ""
             bars.append(f'<span class="lg-bar{start}" style="background: {color}; top: {top}px"></span>')
-        height = TOP_OFFSET + LABEL_OFFSET + OFFSET_STEP * (max(slot for _, slot in covering) - 1)
-        starting = [span for span, _ in covering if span.start_char == a]
+        height = TOP_OFFSET + LABEL_OFFSET + OFFSET_STEP * (max(m.slot for m in active) - 1)
+        starting = [m for m in active if m.start_char == a]
         labels = ""
+        height_style = f"height: {height}px"
         if starting:
             bg = escape(colors.get(starting[0].label_, "#ddd"))
-            names = escape(" ".join(dict.fromkeys(span.label_ for span in starting)))
-            labels = f' data-labels="{names}"'
-            height_style = f"height: {height}px; --lg-label-bg: {bg}"
-        else:
-            height_style = f"height: {height}px"
-        parts.append(f'<span class="lg-span"{labels} style="{height_style}">{escape(text[a:b])}{"".join(bars)}</span>')
+            labels = f' data-labels="{escape(" ".join(dict.fromkeys(m.label_ for m in starting)))}"'
+            height_style += f"; --lg-label-bg: {bg}"
+        title = escape(" | ".join(titles[id(m)] for m in active))
+        parts.append(f'<span class="lg-span"{labels} title="{title}" style="{height_style}">'
+                     f'{escape(text[a:b])}{"".join(bars)}</span>')
     return f'<div class="lg-spans">{"".join(parts)}</div>'
+
+
+def _title(mark: Mark) -> str:
+    """The tooltip of a mark: its label and its spans (at most TITLE_MEMBERS
+    of them, each cut to TITLE_CHARS characters, so the page stays linear)."""
+    names = []
+    for span in mark.members[:TITLE_MEMBERS]:
+        t = " ".join(span.text.split())
+        names.append(f"“{t[:TITLE_CHARS]}…”" if len(t) > TITLE_CHARS else f"“{t}”")
+    more = len(mark.members) - TITLE_MEMBERS
+    tail = f" and {more} more" if more > 0 else ""
+    n = len(mark.members)
+    return f"{mark.label_}, {n} span{'s' if n > 1 else ''}: {', '.join(names)}{tail}"
 
 
 def span_evidence(doc: Any, spans_key: str = DEFAULT_SPANS_KEY) -> List[Dict[str, Any]]:

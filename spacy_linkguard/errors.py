@@ -105,6 +105,23 @@ class Warnings(metaclass=ErrorsWithCodes):
             "--index DIR (the N-gram index of the original collection) to detect "
             "each output, or use --spans-only --index to rewrite until safe.")
 
+    # --- W300-W319: answers that say little (a collection too small for k, text mostly flagged)
+    W300 = ("The index {index} holds {n_docs} document(s), no more than k={k}: a phrase "
+            "counts as common only when at least k documents hold it, so nearly every phrase "
+            "links and nearly the whole text will be flagged (or redacted by a rewrite). "
+            "Index the whole collection the documents come from (`add-docs` adds more), "
+            "with k well below its size: docs/detection.md, \"Choosing k and the arity\".")
+    W301 = ("{n} of {total} document(s) have nearly all their text flagged as rare on its own "
+            "(first: {doc_id!r}, {flagged} of {tokens} tokens): the answer says little about them. The "
+            "collection is likely too small for k={k} and max_arity={max_arity} (a word "
+            "as plain as \"he\" is rare among a few documents), or the documents are not "
+            "from it. See docs/detection.md, \"Choosing k and the arity\".")
+    W302 = ("{n} of {total} rewritten document(s) are safe only because guarantee mode "
+            "redacted much of them (first: {doc_id!r}, {forced} redactions in {words} "
+            "words): the text may no longer read. The collection is likely too small for "
+            "k={k} (see docs/detection.md, \"Choosing k and the arity\"), or give the "
+            "rewrite more passes (--components.linkguard_rewrite.max_passes).")
+
 
 class Errors(metaclass=ErrorsWithCodes):
     # --- E001-E049: tokens, settings, CLI and input files ------------------
@@ -124,7 +141,7 @@ class Errors(metaclass=ErrorsWithCodes):
             "line must be one JSON object like {{\"id\": \"doc1\", \"text\": \"...\"}}.")
     E007 = ("Cannot read {path}: line {line} has no {field!r} field of type {kind}. "
             "Each line must be one JSON object like {{\"id\": \"doc1\", \"text\": \"...\"}}.")
-    E008 = ("Cannot read {path}: it is not valid UTF-8 (first bad byte at offset "
+    E008 = ("Cannot read {path}: it is not valid UTF-8 (first bad byte on line {line}, at byte offset "
             "{offset}). Re-encode the file as UTF-8.")
     E009 = ("Document id {doc_id!r} occurs twice in {path} (lines {first} and "
             "{line}). Document ids must be unique: rename or drop one of them.")
@@ -552,6 +569,9 @@ class Errors(metaclass=ErrorsWithCodes):
     E289 = ("Document {doc_id!r} of {output} (line {line}) is not in {queries}: `review` "
             "shows each rewritten document beside its input, found by id. Pass the "
             "file the rewrite read (`rewrite QUERIES ... -o {output}`).")
+
+    # --- E300-E329: the command line as a newcomer meets it (arguments, early checks)
+    E300 = ("`{command}` got an extra argument {extra!r}: it takes {takes}. {fix}")
 
     # --- E330-E339: how the hitting set weighs the candidates (span_cost) ---
     E330 = ("span_cost must be one of {expected}, got {value}. \"uniform\" (the "

@@ -8,7 +8,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from ..errors import LinkguardError
-from ._util import fail
+from ._util import extra_argument_error, fail, interrupt_said, plain_warnings
 
 
 class PlainFlagsMixin:
@@ -29,13 +29,50 @@ class PlainFlagsMixin:
 class LinkguardCommand(PlainFlagsMixin, TyperCommand):
     """Every command of `app` (set in `cli/__init__.py`, so command modules need no `cls`)."""
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # typer's rich help reads help texts as Rich markup, where "[default: ...]" or
+        # "[start, end, label]" is a tag and vanishes: our help texts are plain text.
+        self.help = escape_markup(self.help)
+        for param in self.params:
+            if getattr(param, "help", None):
+                param.help = escape_markup(param.help)
+
+    def invoke(self, ctx):
+        with plain_warnings(), interrupt_said(ctx.info_name):
+            return super().invoke(ctx)
+
     def collect_usage_pieces(self, ctx):
-        # A hidden argument (a deprecated positional OUT) stays out of the usage line too.
+        # A hidden argument stays out of the usage line too.
         rv = [self.options_metavar] if self.options_metavar else []
         for param in self.get_params(ctx):
             if not getattr(param, "hidden", False):
                 rv.extend(param.get_usage_pieces(ctx))
         return rv
+
+    def parse_args(self, ctx, args):
+        # An extra positional argument (`detect IN OUT`) is coded error E300 with
+        # the fix (`-o OUT`), not click's "Got unexpected extra argument(s)".
+        allowed = ctx.allow_extra_args
+        ctx.allow_extra_args = True
+        try:
+            rest = super().parse_args(ctx, args)
+        finally:
+            ctx.allow_extra_args = allowed
+        if rest and not allowed and not ctx.resilient_parsing:
+            fail(extra_argument_error(ctx, rest[0]))
+        return rest
+
+
+def escape_markup(text):
+    """`text` with its square brackets shown as written in Rich markup (None stays None)."""
+    if not text:
+        return text
+    try:
+        from rich.markup import escape
+    except ImportError:  # typer's plain help shows text as written
+        return text
+    return escape(text)
 
 
 class LinkguardGroup(PlainFlagsMixin, TyperGroup):

@@ -12,7 +12,6 @@ from .detection_options import index_option, k_option, max_arity_option, max_n_o
 @app.command("deidentify")
 def deidentify_cmd(
     in_path: Path = typer.Argument(..., help="Input corpus: JSONL, one {\"id\", \"text\", \"meta\"?} a line."),
-    old_out: Optional[Path] = typer.Argument(None, hidden=True, help="Deprecated: the output as a second argument."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output corpus: the same records with the "
                                           "de-identified text (JSONL); default: stdout."),
     tab_spans: Optional[Path] = typer.Option(
@@ -47,11 +46,11 @@ def deidentify_cmd(
     """
     from ..detect import check_verdict
     from ..errors import LinkguardError
-    from .output import atomic_output, chosen_output, refuse_same_file
-    from .release import ReleaseTally
+    from .output import atomic_output, refuse_same_file
+    from .release import ReleaseTally, warn_small_index
 
     try:
-        out_path = chosen_output(output, old_out, "the positional OUT")
+        out_path = output
         refuse_same_file(out_path, in_path)  # E012: never overwrite the input
         detector = None
         if index is not None:  # a bad index or setting fails before Presidio loads
@@ -60,6 +59,7 @@ def deidentify_cmd(
             check_verdict(verdict)
             detector = DetectJob(str(index), k=k, max_arity=max_arity, verdict=verdict, verify=verify, max_n=max_n,
                                  placeholder=placeholder).setup()
+            warn_small_index(index, detector.index.n_docs, k)  # W300
     except LinkguardError as e:
         fail(e)
     import json

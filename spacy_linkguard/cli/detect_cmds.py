@@ -5,9 +5,9 @@ from typing import Optional
 import typer
 
 from ..attack.ranks import DEFAULT_RANK_MODEL
-from ._util import fail
+from ._util import fail, quiet_model_loading
 from .app import app
-from .release import verdict_summary
+from .release import FlaggedTally, RankTally, verdict_summary, warn_small_index
 from .detection_options import (MAX_N_HELP, PLACEHOLDER_HELP, VERDICT_HELP, VERIFY_HELP,  # noqa: F401
                                 index_option, k_option, max_arity_option, max_n_option, placeholder_option,
                                 span_cost_option, verdict_option, verify_option)
@@ -53,30 +53,38 @@ def detect_cmd(
     rank_model: str = typer.Option(DEFAULT_RANK_MODEL, "--rank-model", help=RANK_MODEL_HELP),
 ) -> None:
     """Flag linkable spans: one JSON line per document (id, safe, verdict, spans, report)."""
+    import json
     from collections import Counter
     from contextlib import closing
 
-    from ..corpus import count_lines, iter_records, require_file
+    from ..corpus import check_records, iter_records
     from ..errors import LinkguardError
     from ..parallel import map_records
     from ..jobs.detection import DetectJob
     from ..parallel.threads import for_detection
     from .output import atomic_output, chosen_output
 
+    if not progress:
+        quiet_model_loading()  # --rank's embedding model
     try:
         out = chosen_output(output, out, "--out")
-        require_file(queries)  # E010 now, not after --rank's rankers are built (minutes)
+        # Every line checked now (E006-E010), not after --rank's rankers are built (minutes) nor after
+        # half of the output lines went to stdout.
+        n_records = check_records(queries)
         job = DetectJob(str(index), k=k, max_arity=max_arity, verdict=verdict, verify=verify, max_n=max_n,
                         placeholder=placeholder, span_cost=span_cost, rank=rank, rank_model=rank_model)
         records = iter_records(queries)
         # First, so that the workers' fork server imports while this process does.
         results = map_records(job, records, workers=workers, scheduler=scheduler, progress=progress,
-                              desc="detect", total=count_lines(queries))  # workers start on the first line
+                              desc="detect", total=n_records)  # workers start on the first line
         for_detection()  # before NumPy and spaCy load here
         from ..detect import check_verdict
 
         check_verdict(verdict)
         detector = job.setup()  # here too: a bad index or setting fails before any document
+        warn_small_index(index, detector.index.n_docs, k)  # W300
+        flagged = FlaggedTally(k=k, max_arity=max_arity)
+        ranks = RankTally()
         n_safe = n = 0
         verdicts: Counter = Counter()
         with atomic_output(out, queries) as sink, closing(results):
@@ -85,11 +93,16 @@ def detect_cmd(
                 n += 1
                 n_safe += safe
                 verdicts[line_verdict] += 1
+                obj = json.loads(line)
+                flagged.add(obj["id"], obj["report"])
+                ranks.add(safe, obj.get("rank"))
     except LinkguardError as e:
         fail(e)
     s = detector.settings
-    typer.echo(f"{n} document(s), {n_safe} safe at k={k}, max_arity={max_arity}, {verdict_summary(verdicts)} "
-               f"(index settings: max_n={s.max_n}, placeholder={s.placeholder})", err=True)
+    ranked = f"; {ranks.summary()}" if rank else ""
+    typer.echo(f"{n} document(s), {n_safe} safe at k={k}, max_arity={max_arity}, {verdict_summary(verdicts)}"
+               f"{ranked} (index settings: max_n={s.max_n}, placeholder={s.placeholder})", err=True)
+    flagged.warn()  # W301
     if n == 0:
         from .release import warn_empty
 
@@ -127,9 +140,12 @@ def show_cmd(
     from ..display import render_items
     from ..errors import LinkguardError
     from ..parallel import map_records
+    from ..index import open_index
     from ..jobs.detection import ShowJob
     from .output import chosen_output, refuse_same_file, write_text_atomic
 
+    if not progress:
+        quiet_model_loading()  # --rank's embedding model
     try:
         out = chosen_output(output, out, "--out")  # None: the page goes to stdout, like every command's output
         check_limit(limit)
@@ -141,7 +157,14 @@ def show_cmd(
         with closing(map_records(job, records, workers=workers, scheduler=scheduler, progress=progress,
                                  desc="show", total=total)) as results:
             job.setup()  # here too: a bad index or setting fails before any document
+            warn_small_index(index, open_index(index).n_docs, k)  # W300 (the index opened once per process)
             items = list(results)
+        flagged = FlaggedTally(k=k, max_arity=max_arity)
+        ranks = RankTally()
+        for item in items:
+            flagged.add(item["id"], item["report"])
+            ranks.add(bool(item["safe"]), item.get("rank"))
+        flagged.warn()  # W301
         if out is not None and out.parent != Path("") and not out.parent.exists():
             try:
                 out.parent.mkdir(parents=True, exist_ok=True)
@@ -150,7 +173,8 @@ def show_cmd(
         write_text_atomic(out, render_items(items), queries)
     except LinkguardError as e:
         fail(e)
-    typer.echo(f"{len(items)} document(s) -> {out or 'stdout'}", err=True)
+    ranked = f", {sum(bool(i['safe']) for i in items)} safe; {ranks.summary()}" if rank else ""
+    typer.echo(f"{len(items)} document(s){ranked} -> {out or 'stdout'}", err=True)
     if not items:
         from .release import warn_empty
 

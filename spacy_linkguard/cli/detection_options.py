@@ -16,8 +16,10 @@ import typer
 DETECTION_OPTIONS = ("--index", "--k", "--max-arity", "--verdict", "--verify", "--max-n", "--placeholder")
 
 INDEX_HELP = "N-gram index folder of the original collection."
-K_HELP = "A phrase set singles out when it matches 1..k-1 documents."
-MAX_ARITY_HELP = "1: single N-grams; 2-3: combinations too."
+K_HELP = ("A phrase set singles out when it matches 1..k-1 documents; keep k well below the number of "
+          "documents indexed (docs/detection.md: choosing k and the arity).")
+MAX_ARITY_HELP = ("1: single N-grams (gives up the linkage by two or three facts together); 2-3: "
+                  "combinations too (docs/detection.md: choosing k and the arity).")
 VERIFY_HELP = "Check every byte of the index (SHA-256) before using it; cheap checks run anyway."
 MAX_N_HELP = "Expected max_n of the index (E003 if it differs); default: the index's."
 PLACEHOLDER_HELP = "Expected placeholder of the index (E003 if it differs); default: the index's."

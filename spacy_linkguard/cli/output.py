@@ -80,7 +80,8 @@ class atomic_output:
 
 def chosen_output(output: Optional[PathLike], old: Optional[PathLike], old_name: str) -> Optional[Path]:
     """The output of a command: `--output/-o`, or the deprecated spelling it
-    replaces (`--out`, a positional OUT), which still works with a warning.
+    replaces (`--out`), which still works with a warning (a positional OUT is
+    E300: `app.LinkguardCommand`).
 
     RAISES: LinkguardError E015 when both are given and differ.
     WARNS: W002 when the old spelling is used.

@@ -17,7 +17,6 @@ from .detection_options import (index_option, k_option, max_arity_option, max_n_
 def paraphrase_cmd(
     ctx: typer.Context,
     queries: Path = typer.Argument(..., help="JSONL corpus of released documents, one {\"id\", \"text\"} a line."),
-    old_out: Optional[Path] = typer.Argument(None, hidden=True, help="Deprecated: the output as a second argument."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="JSONL output (default: stdout): {\"id\", "
                                           "\"text\", \"safe\", \"verdict\", \"seconds\", \"stats\", \"edits\", ...}."),
     spans_only: bool = typer.Option(False, "--spans-only", help="Rewrite only the linkable spans (detected with "
@@ -55,6 +54,14 @@ def paraphrase_cmd(
     may change (whole-document mode), or with --spans-only only the phrases
     that link. Each output line says whether the text is safe (with --index;
     `rewrite --backend lexical` is the span mode as a pipeline)."""
+    from ._util import coded_errors, quiet_model_loading
+    from .preflight import check_lexical_models
+
+    if not progress:
+        quiet_model_loading()
+
+    with coded_errors():  # a missing WordNet or model now, in well under a second (E280, E282, E285)
+        check_lexical_models(wordnet, spacy_model, sentence_model)
     import json
     from contextlib import closing
     from itertools import islice
@@ -65,10 +72,11 @@ def paraphrase_cmd(
     from ..parallel import map_records
     from ..jobs.paraphrase import ParaphraseJob
     from .detection_options import check_index_settings
-    from .output import atomic_output, chosen_output, refuse_same_file
+    from .output import atomic_output, refuse_same_file
+    from .release import warn_small_index
 
     try:
-        out = chosen_output(output, old_out, "the positional OUT")
+        out = output
         check_mode_flags(ctx, spans_only=spans_only, index=index, spans_file=spans_file)
         check_verdict(verdict)
         refuse_same_file(out, queries, spans_file)  # E012: never overwrite an input
@@ -86,7 +94,8 @@ def paraphrase_cmd(
             seed=seed, spans_only=spans_only, index=str(index) if index is not None else None, k=k,
             max_arity=max_arity, passes=passes, verdict=verdict, guarantee=guarantee)
         if index is not None:  # every byte with --verify, the settings asked for (E003): before the models load
-            check_index_settings(index, verify=verify, max_n=max_n, placeholder=placeholder)
+            idx = check_index_settings(index, verify=verify, max_n=max_n, placeholder=placeholder)
+            warn_small_index(index, idx.n_docs, k)  # W300
         _, loop, detector, _ = job.setup()  # a bad model or index fails here, before any document
         detected = detector is not None  # with --index each output line is checked (safe, verdict)
         records = list(islice(iter_records(queries), limit))

@@ -1,7 +1,9 @@
 """What a command that writes text meant for release says about it: per
 document, whether it is safe and under which verdict (or that it was not
 checked); at the end one summary line; and the coded warnings for an empty
-input (W004) and for output written without a linkage check (W003).
+input (W004), for output written without a linkage check (W003), and for
+answers that say little: an index of at most k documents (W300), text mostly
+rare on its own (W301) or mostly redacted by guarantee mode (W302).
 """
 import warnings
 from collections import Counter
@@ -11,9 +13,47 @@ from typing import Any, Dict, Optional
 from ..errors import LinkguardWarning, Warnings
 
 
+# Where an answer says little: most of a document's tokens rare on their own
+# (W301: in the bundled masked ECHR queries at most 46% of the text is; the
+# combinations may cover 90% of it, rightly), or guarantee mode's redactions a
+# large share of a rewritten text's words (W302); texts shorter than MIN_WORDS
+# are left out (a few rare words are most of them).
+MOSTLY_RARE, MOSTLY_REDACTED, MIN_WORDS = 0.75, 0.25, 10
+
+
 def warn_empty(path: Path, command: str, wrote: str) -> None:
     """W004: the input held no documents, so the command had nothing to do."""
     warnings.warn(Warnings.W004.format(path=path, command=command, wrote=wrote), LinkguardWarning)
+
+
+def warn_small_index(index: Any, n_docs: int, k: Optional[int]) -> None:
+    """W300: an index of at most k documents, where nearly every phrase links."""
+    if k is not None and n_docs <= k:
+        warnings.warn(Warnings.W300.format(index=index, n_docs=n_docs, k=k), LinkguardWarning)
+
+
+class FlaggedTally:
+    """Counts the documents whose text is mostly rare on its own (`detect`, `show`): W301."""
+
+    def __init__(self, *, k: int, max_arity: int):
+        self.k, self.max_arity = k, max_arity
+        self.n = self.n_mostly = 0
+        self.first: Optional[tuple] = None
+
+    def add(self, doc_id: str, report: Dict[str, Any]) -> None:
+        """Count one document from its detection report (tokens, rare_tokens)."""
+        self.n += 1
+        tokens, flagged = int(report.get("tokens") or 0), int(report.get("rare_tokens") or 0)
+        if tokens >= MIN_WORDS and flagged > MOSTLY_RARE * tokens:
+            self.n_mostly += 1
+            self.first = self.first or (doc_id, flagged, tokens)
+
+    def warn(self) -> None:
+        if self.first is not None:
+            doc_id, flagged, tokens = self.first
+            warnings.warn(Warnings.W301.format(n=self.n_mostly, total=self.n, doc_id=doc_id, flagged=flagged,
+                                               tokens=tokens, k=self.k, max_arity=self.max_arity),
+                          LinkguardWarning)
 
 
 class ReleaseTally:
@@ -26,6 +66,8 @@ class ReleaseTally:
         self.k, self.max_arity = k, max_arity
         self.n = self.n_safe = self.n_unchecked = 0
         self.forced = 0  # spans guarantee mode redacted (`rewrite`)
+        self.n_redacted = 0  # documents mostly redacted by guarantee mode (W302)
+        self.first_redacted: Optional[tuple] = None
         self.verdicts: Counter = Counter()
 
     def check(self, detector: Any, verdict: str, rec: Any, text: str) -> Dict[str, Any]:
@@ -51,7 +93,12 @@ class ReleaseTally:
 
         obj = json.loads(line)
         self.add(bool(obj.get("safe")), obj.get("verdict"))
-        self.forced += int(obj.get("forced_redactions") or 0)
+        forced = int(obj.get("forced_redactions") or 0)
+        self.forced += forced
+        words = len(str(obj.get("text") or "").split())
+        if words >= MIN_WORDS and forced > MOSTLY_REDACTED * words:
+            self.n_redacted += 1
+            self.first_redacted = self.first_redacted or (obj.get("id"), forced, words)
 
     def add(self, safe: Optional[bool], verdict: Optional[str]) -> None:
         """Count one document (safe None: not checked)."""
@@ -74,11 +121,38 @@ class ReleaseTally:
         return "; ".join(parts) or "no document"
 
     def warn(self, path: Path, command: str, *, wrote: str) -> None:
-        """W004 when there was no document, W003 when some were written unchecked."""
+        """W004 when there was no document, W003 when some were written unchecked,
+        W302 when guarantee mode redacted much of some."""
         if self.n == 0:
             warn_empty(path, command, wrote)
         elif self.n_unchecked:
             warnings.warn(Warnings.W003.format(n=self.n_unchecked, command=command), LinkguardWarning)
+        if self.first_redacted is not None:
+            doc_id, forced, words = self.first_redacted
+            warnings.warn(Warnings.W302.format(n=self.n_redacted, total=self.n, doc_id=doc_id, forced=forced,
+                                               words=words, k=self.k), LinkguardWarning)
+
+
+class RankTally:
+    """Counts the documents whose source a search engine ranks first (`--rank`):
+    a document can be safe under the exact verdict and still come out first."""
+
+    def __init__(self) -> None:
+        self.n_first = self.n_safe_first = 0
+        self.by = Counter()  # type: Counter
+
+    def add(self, safe: bool, rank: Optional[Dict[str, Any]]) -> None:
+        """Count one document from its rank ({"bm25", "embedding"}; None: sources unknown)."""
+        firsts = [name for name in ("bm25", "embedding") if (rank or {}).get(name) == 1]
+        self.by.update(firsts)
+        if firsts:
+            self.n_first += 1
+            self.n_safe_first += bool(safe)
+
+    def summary(self) -> str:
+        """"source ranked first for 4 (BM25 1, embedding 4), 4 of them safe"."""
+        return (f"source ranked first for {self.n_first} (BM25 {self.by['bm25']}, embedding "
+                f"{self.by['embedding']}), {self.n_safe_first} of them safe")
 
 
 def verdict_summary(counts: "dict") -> str:

@@ -16,7 +16,7 @@ from typing import Optional
 
 import typer
 
-from ._util import coded_errors
+from ._util import coded_errors, extra_argument_error, quiet_model_loading, stray_argument
 from .app import app
 from .detect_cmds import SCHEDULER_HELP, WORKERS_HELP
 from .detection_options import (index_option, k_option, max_arity_option, max_n_option, placeholder_option,
@@ -61,43 +61,51 @@ def rewrite_cmd(
     from contextlib import ExitStack, closing
     from itertools import islice
 
-    from spacy.cli._util import parse_config_overrides
-
     from ..configs import resolve_config
-    from ..corpus import count_lines, iter_records
-    from ..detect import check_verdict
     from ..errors import Errors, LinkguardError
-    from ..parallel import map_records
-    from ..jobs.rewrite import RewriteJob, rewrite_tags
     from .detect_cmds import check_limit
-    from .detection_options import check_index_settings
-    from .checkpoint import checkpoint_path
     from .output import atomic_output, refuse_same_file
-    from .release import ReleaseTally
+    from .preflight import check_rewrite_models, config_overrides
 
+    if not progress:
+        quiet_model_loading()
     with coded_errors():  # a bad config, index or model: its message, no traceback
-        check_verdict(verdict)
+        extra = stray_argument(ctx.args)  # `rewrite IN OUT`: E300 (-o OUT), not a bad config override
+        if extra is not None:
+            raise extra_argument_error(ctx, extra)
         check_limit(limit)
         if backend not in BACKEND_CONFIGS:
             raise LinkguardError(Errors.E014.format(name="--backend", expected="llm or lexical", value=backend))
         config = resolve_config(config if config is not None else BACKEND_CONFIGS[backend])
         refuse_same_file(output, queries)
         refuse_same_file(output, config)
+        # A missing model or WordNet now, in well under a second, not after the pipeline loaded (E200, E280).
+        check_rewrite_models(config, component, config_overrides(ctx.args), wordnet)
+        from spacy.cli._util import parse_config_overrides
+
+        from ..corpus import check_records, iter_records
+        from ..detect import check_verdict
+        from ..jobs.rewrite import RewriteJob, rewrite_tags
+        from ..parallel import map_records
+        from .checkpoint import checkpoint_path
+        from .detection_options import check_index_settings
+        from .release import ReleaseTally, warn_small_index
+
+        check_verdict(verdict)
         if checkpoint:
             checkpoint_path(output)  # E018 before the model loads
         overrides = parse_config_overrides(ctx.args)
         overrides.update(detection_overrides(component, k=k, max_arity=max_arity))
         if wordnet is not None:
             overrides.update(wordnet_override(config, component, wordnet))  # E021 for an LLM config
+        total = check_records(queries, limit)  # a bad line fails now, not after half the output went out
         job = RewriteJob(str(config), str(index), overrides, component=component, verdict=verdict, verify=verify)
         nlp, _ = job.setup()  # the pipeline (its model loads on first use): a bad config or index fails here
-        check_index_settings(index, max_n=max_n, placeholder=placeholder)  # E003 (setup verified the bytes)
+        idx = check_index_settings(index, max_n=max_n, placeholder=placeholder)  # E003 (setup verified the bytes)
         check_backend(nlp.get_pipe(component), backend, config, ctx)  # E220: --backend against the config
-        total = count_lines(queries)
-        if limit is not None:
-            total = min(total or limit, limit)
         cfg = nlp.get_pipe(component).cfg
         tally = ReleaseTally(k=cfg["k"], max_arity=cfg["max_arity"])
+        warn_small_index(index, idx.n_docs, cfg["k"])  # W300
         with ExitStack() as stack:
             done = 0
             if checkpoint:

@@ -356,6 +356,10 @@ class Detector:
             "k": self.k,
             "max_arity": self.max_arity,
             "tokens": occ.n_tokens,
+            # Tokens inside a flagged span, and inside a span rare on its own: when
+            # nearly every token is rare on its own, the answer says little (W301).
+            "flagged_tokens": occ.n_covered([(s.start_char, s.end_char) for s in spans]),
+            "rare_tokens": occ.n_covered([(s.start_char, s.end_char) for s in spans if s.label == NGRAM]),
             "segments": occ.n_segments,
             "lookups": occ.n_lookups,
             "rare_minimal": len(res.linking_rare),

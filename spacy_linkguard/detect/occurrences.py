@@ -72,6 +72,18 @@ class Occurrences:
     def n_tokens(self) -> int:
         return int(len(self.starts))
 
+    def n_covered(self, spans: List[Tuple[int, int]]) -> int:
+        """How many tokens lie inside the union of the (start_char, end_char)
+        `spans` (any order, overlapping or not): the report's flagged_tokens."""
+        covered, reach = 0, -1
+        for a, b in sorted(spans):
+            a = max(a, reach)  # the part not counted yet
+            if b > a:
+                lo = int(np.searchsorted(self.starts, a, side="left"))
+                covered += int(np.searchsorted(self.starts, b, side="left")) - lo
+                reach = b
+        return covered
+
     def char_span(self, first: int, n: int) -> Tuple[int, int]:
         """Character offsets of the occurrence of `n` tokens starting at token `first`."""
         return int(self.starts[first]), int(self.ends[first + n - 1])

@@ -18,14 +18,15 @@ import re
 from functools import lru_cache
 from itertools import chain
 from operator import itemgetter
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 import numpy as np
-from spacy.attrs import IS_PUNCT, IS_SPACE
-from spacy.tokenizer import Tokenizer
 
 from .normalize import token_key
 from .tokenizer import get_tokenizer
+
+if TYPE_CHECKING:  # spaCy loads when a tokenizer is made: `index-stats` never imports it
+    from spacy.tokenizer import Tokenizer
 
 # (start, end, key) of one token, offsets relative to its chunk; key None for a
 # boundary token (punctuation or containing the placeholder).
@@ -49,7 +50,7 @@ class ChunkTokenizer:
     memo_size (int): Chunks remembered before the memo is emptied.
     """
 
-    def __init__(self, tokenizer: Tokenizer, placeholder: str, memo_size: int = MEMO_SIZE) -> None:
+    def __init__(self, tokenizer: "Tokenizer", placeholder: str, memo_size: int = MEMO_SIZE) -> None:
         self.tokenizer = tokenizer
         self.placeholder = placeholder
         self.memo_size = memo_size
@@ -158,7 +159,7 @@ class ChunkTokenizer:
         return {chunk: tuple(toks) for chunk, toks in zip(chunks, found)}
 
 
-def can_memoise(tokenizer: Tokenizer, placeholder: str) -> bool:
+def can_memoise(tokenizer: "Tokenizer", placeholder: str) -> bool:
     """Whether chunks are tokenized independently: no special case (and not
     the placeholder) has whitespace next to other characters."""
     def joins(text: str) -> bool:
@@ -177,21 +178,21 @@ def get_chunk_tokenizer(placeholder: str) -> Optional[ChunkTokenizer]:
     return ChunkTokenizer(lean_copy(tokenizer), placeholder)
 
 
-# The lexeme attributes `ChunkTokenizer._tokenize` reads (Token.is_punct, Token.is_space).
-_LEXEME_ATTRS = (IS_PUNCT, IS_SPACE)
-
-
-def lean_copy(tokenizer: Tokenizer) -> Tokenizer:
+def lean_copy(tokenizer: "Tokenizer") -> "Tokenizer":
     """A tokenizer with the same rules (so the same tokens) over a vocabulary of its
     own that computes only the lexeme attributes `ChunkTokenizer` reads. spaCy
     computes every attribute (shape, prefix, like_num, ...) of each word the
     first time it sees it; those were a third of the cost of tokenizing new
     words. `get_tokenizer`'s own tokenizer is not changed."""
+    from spacy.attrs import IS_PUNCT, IS_SPACE
+    from spacy.tokenizer import Tokenizer
     from spacy.vocab import Vocab
 
+    # The lexeme attributes `ChunkTokenizer._tokenize` reads (Token.is_punct, Token.is_space).
+    lexeme_attrs = (IS_PUNCT, IS_SPACE)
     getters = tokenizer.vocab.lex_attr_getters
     # No strings given to Vocab: it would make their lexemes before it holds the getters.
-    vocab = Vocab(lex_attr_getters={a: getters[a] for a in _LEXEME_ATTRS if a in getters})
+    vocab = Vocab(lex_attr_getters={a: getters[a] for a in lexeme_attrs if a in getters})
     lean = Tokenizer(vocab, rules=dict(tokenizer.rules), prefix_search=tokenizer.prefix_search,
                      suffix_search=tokenizer.suffix_search, infix_finditer=tokenizer.infix_finditer,
                      token_match=tokenizer.token_match, url_match=tokenizer.url_match,

@@ -4,9 +4,8 @@ An index records them in its meta.json; every reader (detector, metrics)
 compares its own settings with the index's and refuses a mismatch.
 """
 from dataclasses import asdict, dataclass, fields
+from importlib.metadata import version
 from typing import Any, Dict
-
-import spacy
 
 from ..errors import Errors, LinkguardError
 from .normalize import NORMALIZATION_VERSION
@@ -26,8 +25,9 @@ class NgramSettings:
     normalization: str = NORMALIZATION_VERSION
     case_folding: str = CASE_FOLDING
     tokenizer: str = TOKENIZER_NAME
-    # spaCy's tokenizer rules can change between minor versions.
-    spacy_minor: str = ".".join(spacy.__version__.split(".")[:2])
+    # spaCy's tokenizer rules can change between minor versions. Read from the
+    # installed distribution: importing spaCy (and thinc, torch) takes seconds.
+    spacy_minor: str = ".".join(version("spacy").split(".")[:2])
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_n, int) or not 1 <= self.max_n <= 32:

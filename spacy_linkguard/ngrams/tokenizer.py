@@ -1,13 +1,14 @@
 """The tokenizer whose tokens define N-grams: spaCy's English rules plus the placeholder."""
 from functools import lru_cache
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
-from spacy.symbols import ORTH
-from spacy.tokenizer import Tokenizer
+if TYPE_CHECKING:  # spaCy loads when a tokenizer is made: `index-stats` never imports it
+    from spacy.tokenizer import Tokenizer
 
 
 @lru_cache(maxsize=8)
-def get_tokenizer(placeholder: str) -> Tokenizer:
+def get_tokenizer(placeholder: str) -> "Tokenizer":
     """Return the (cached) tokenizer of `spacy.blank("en")` with `placeholder`
     added as a special case, so "[REDACTED]," gives "[REDACTED]" and ",".
 
@@ -20,6 +21,7 @@ def get_tokenizer(placeholder: str) -> Tokenizer:
     """
     from spacy.lang.en import English
     from spacy.language import create_tokenizer
+    from spacy.symbols import ORTH
     from spacy.vocab import create_vocab
 
     defaults = English.Defaults

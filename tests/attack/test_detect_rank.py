@@ -62,3 +62,24 @@ def test_a_missing_input_is_e010_before_the_rankers_are_built(tmp_path, monkeypa
                                    "--rank", "--no-progress"])
     assert res.exit_code == 1
     assert "[E010]" in res.output and "missing.jsonl" in res.output, res.output
+
+
+@pytest.mark.parametrize("command", ["detect", "show"])
+def test_the_summary_counts_sources_ranked_first(tmp_path, command):
+    """A document safe under the exact verdict can still be found first by a
+    search engine: with --rank the summary line says for how many."""
+    NgramIndex.build([Record(id=i, text=t) for i, t in COLLECTION.items()], tmp_path / "idx", progress=False,
+                     n_process=1)
+    q = tmp_path / "q.jsonl"
+    q.write_text("".join(json.dumps(o) + "\n" for o in QUERIES), encoding="utf-8")
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, [command, str(q), "--index", str(tmp_path / "idx"), "-o", str(out), "--rank",
+                                   "--rank-model", "none", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    detected = CliRunner().invoke(app, ["detect", str(q), "--index", str(tmp_path / "idx"), "--rank",
+                                        "--rank-model", "none", "--no-progress"])
+    lines = [json.loads(x) for x in detected.stdout.splitlines()]
+    first = [o for o in lines if o["rank"]["bm25"] == 1]
+    n_safe = sum(o["safe"] for o in first)
+    assert first and (f"source ranked first for {len(first)} (BM25 {len(first)}, embedding 0), "
+                      f"{n_safe} of them safe") in res.stderr

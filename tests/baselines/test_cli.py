@@ -35,8 +35,7 @@ def test_whole_document_mode_is_seeded(tmp_path):
     queries = _write(tmp_path / "q.jsonl", DOCS)
     out1, out2, out3 = tmp_path / "1.jsonl", tmp_path / "2.jsonl", tmp_path / "3.jsonl"
     assert _run([str(queries), "-o", str(out1), "--rate", "1.0", "--seed", "4"]).exit_code == 0
-    with pytest.warns(Warning, match="W002"):  # the old positional OUT still works
-        assert _run([str(queries), str(out2), "--rate", "1.0", "--seed", "4"]).exit_code == 0
+    assert _run([str(queries), "-o", str(out2), "--rate", "1.0", "--seed", "4"]).exit_code == 0
     lines = _read(out1)
     assert [line["id"] for line in lines] == ["a", "b"]
     assert lines == [{**x, "seconds": y["seconds"]} for x, y in zip(_read(out2), lines)]

@@ -48,7 +48,7 @@ def test_rewrite_and_show_output_is_the_input(hostile_index, tmp_path):
     assert queries.read_bytes() == before
     corpus = tmp_path / "c.jsonl"
     write_records(COLLECTION, corpus)
-    for cmd in (["deidentify", corpus, corpus], ["prepare", corpus, corpus]):
+    for cmd in (["deidentify", corpus, "-o", corpus], ["prepare", corpus, corpus]):
         assert_coded_exit(run(*cmd), "E012")
     assert [json.loads(line)["id"] for line in corpus.read_text().splitlines()] == [d["id"] for d in COLLECTION]
 
