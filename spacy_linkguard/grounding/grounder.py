@@ -9,8 +9,8 @@ A content word of the output (`words.py`) is **grounded** in the input when
    "policeman", "vehicle" for "car", "representative" for "agent" -- a
    more general word says less, never something else. Every sense of the
    input's word counts (no tagger decides which one is meant);
-3. it is generic (`generic_words.txt`: "person", "court", "decision",
-   "event", ...), each entry a noun or verb with many more specific words
+3. it is generic (`generic_words.txt`: "person", "event", "place",
+   "group", ...), each entry a noun or verb with many more specific words
    below it in WordNet (tested);
 4. it is part of a multi-word WordNet entry of the output that 1-3 ground
    ("took part" for "participated"), or, for a hyphenated word, each of its
