@@ -71,13 +71,16 @@ def omit_until_safe(text: str, detector: Any, parse: Callable[[str], Any], sourc
 def apply_omissions(text: str, edits: Sequence[Edit]) -> str:
     """`text` with the (non-overlapping) deletions made, the last first: the
     words around a deletion are joined by one space (none before punctuation
-    or after a line break), and a sentence whose first words were left out
-    starts with a capital again."""
+    or after a line break, no punctuation left alone after an opening
+    bracket), and a sentence whose first words were left out starts with a
+    capital again."""
     for a, b, _ in sorted(edits, reverse=True):
         left = text[:a].rstrip(" ")
         right = text[b:].lstrip(" ")
+        if left.endswith("(") and right[:1] in (".", ",", ";", ":"):
+            right = right[1:].lstrip(" ")  # "(nos. 1, 2)" less "nos" is "(1, 2)", not "(. 1, 2)"
         if right and (not left or left[-1] in ".!?\n") and right[0].islower():
             right = right[0].upper() + right[1:]
-        glue = "" if not left or not right or left.endswith("\n") or right[0] in ",.;:!?)" else " "
+        glue = "" if not left or not right or left[-1] in "\n(" or right[0] in ",.;:!?)" else " "
         text = left + glue + right
     return text

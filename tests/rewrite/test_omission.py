@@ -33,6 +33,9 @@ def test_words_around_a_deletion_are_joined_and_a_sentence_keeps_its_capital():
     edits = [(a, a + len("However, "), ""), (c, c + len(", sitting as a Chamber,"), "")]
     assert apply_omissions(text, edits) == "First one. The applicants were heard. The Court decided."
     assert apply_omissions("A b.\n\nHowever, c d.", [(6, 15, "")]) == "A b.\n\nC d."
+    text = "It joined them (nos. 1 and 2)."
+    s = text.index("nos")
+    assert apply_omissions(text, [(s, s + 3, "")]) == "It joined them (1 and 2)."
 
 
 def test_a_constituent_holding_a_fact_outside_the_spans_is_not_left_out(parse):
