@@ -19,7 +19,8 @@ PIP_INSTALL = for try in 1 2 3; do $(PY) -m pip install $(1) && break; \
 
 .PHONY: install sysdeps models run test clean-venv
 
-# Debian packages the tests and the report need: headless Chromium (HTML pages
+# Debian packages the tests and the report need (`make run` and `make test` install
+# them): headless Chromium (HTML pages
 # are checked in a real browser) and the WordNet database (lexical baseline).
 SYSDEPS := chromium wordnet-base
 sysdeps:
@@ -47,7 +48,7 @@ install: $(STAMP)
 models: install
 	$(PY) -m spacy_linkguard fetch-models --dest models
 
-run: install
+run: install sysdeps
 	$(VENV)/bin/python -m spacy project run all
 
 test: install sysdeps models
