@@ -20,8 +20,8 @@ PIP_INSTALL = for try in 1 2 3; do $(PY) -m pip install $(1) && break; \
 .PHONY: install sysdeps models run test clean-venv
 
 # Debian packages the tests and the report need (`make run` and `make test` install
-# them): headless Chromium (HTML pages
-# are checked in a real browser) and the WordNet database (lexical baseline).
+# them): headless Chromium (HTML pages are checked in a real browser) and the
+# WordNet database (the lexical baseline, the grounded-words filter and metric).
 SYSDEPS := chromium wordnet-base
 sysdeps:
 	@missing=""; for p in $(SYSDEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
