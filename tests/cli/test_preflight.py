@@ -33,6 +33,13 @@ def _run(args, tmp_path, **env):
     (["paraphrase", "--sentence-model", "no-such-sentence-model"], "[E282]"),
     (["rewrite", "--index", "idx"], "[E200]"),
     (["rewrite", "--index", "idx", "--components.linkguard_rewrite.model.name", "models/none"], "[E200]"),
+    (["rewrite", "--index", "idx", "--config", "rewrite_qwen25_1p5b"], "[E200]"),  # the sentence rewriter's model
+    (["rewrite", "--index", "idx", "--config", "rewrite_qwen25_1p5b",
+      "--components.linkguard_rewrite.rewriter.model.name", "Qwen/any",
+      "--components.linkguard_rewrite.rewriter.wordnet_dir", "nowhere"], "[E280]"),
+    (["rewrite", "--index", "idx", "--config", "rewrite_qwen25_1p5b",
+      "--components.linkguard_rewrite.rewriter.model.name", "Qwen/any",
+      "--components.linkguard_rewrite.rewriter.parser_model", "en_no_such_pipeline"], "[E285]"),
 ])
 def test_missing_models_fail_first(tmp_path, args, code):
     res, seconds = _run(args, tmp_path, LINKGUARD_MODELS=str(tmp_path / "no-models"))
