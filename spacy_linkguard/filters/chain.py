@@ -13,7 +13,7 @@ from ..ngrams import NgramSettings
 from .f5_grounded import GroundedGuard
 from .f6_banned import check_banned
 from .f7_linkage import check_linkage
-from .reasons import UNKNOWN_WORD
+from .f8_vocabulary import check_known_words
 
 
 class CandidateFilters:
@@ -51,8 +51,6 @@ class CandidateFilters:
         if reason is None:
             reason = check_linkage(chunk, edited, judge)
         # f8: every word known to the collection or the document
-        if reason is None and judge is not None:
-            unknown = getattr(judge, "unknown_words", None)
-            if unknown is not None and unknown(chunk, edited):
-                reason = UNKNOWN_WORD
+        if reason is None:
+            reason = check_known_words(chunk, edited, judge)
         return (edited, None) if reason is None else (None, reason)

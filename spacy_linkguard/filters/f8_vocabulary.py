@@ -14,9 +14,10 @@ known). Runs holding digits ("1990s", "12th", "6a") are not words (numbers are
 the fact guard's), and neither is the redaction placeholder. Pure function.
 """
 import re
-from typing import Callable, List, Optional
+from typing import Any, Callable, List, Optional
 
 from ..errors import Errors, LinkguardError
+from ..llm.chunking import Chunk
 from .reasons import UNKNOWN_WORD
 
 _WORD_RE = re.compile(r"\w+(?:['’\-‐‑]\w+)*", re.UNICODE)
@@ -65,3 +66,12 @@ def check_vocabulary(candidate: str, known: Callable[[str], bool], placeholder: 
         if not known(word):
             return UNKNOWN_WORD
     return None
+
+
+def check_known_words(chunk: Chunk, edited: str, judge: Any) -> Optional[str]:
+    """The filter as the sentence rewriter runs it: the words the loop's judge
+    finds in neither the collection nor the chunk's input document
+    (`EditJudge.unknown_words`). None when there are none (or no judge
+    that can tell), else ``unknown_word``."""
+    unknown = getattr(judge, "unknown_words", None)
+    return UNKNOWN_WORD if unknown is not None and unknown(chunk, edited) else None
