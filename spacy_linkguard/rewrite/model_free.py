@@ -26,7 +26,7 @@ sentence the model finds garbled; the placeholder stays the last resort
 """
 import itertools
 import re
-from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterable, List, Optional, Tuple
 
 from ..baselines.inflect import indefinite_article, inflect, match_case
 from ..baselines.wordnet import UPOS_TO_WORDNET, WordNet

@@ -115,13 +115,14 @@ class SentenceRewriter(LLMRewriter):
                 o.calls += 1
                 o.tokens.append([gen.prompt_tokens, gen.completion_tokens])
                 failed = getattr(gen, "failed", None)
-                edited, reason = (None, str(failed)) if failed else self._filter(
+                edited, reason = (None, str(failed)) if failed else self.candidate_filters.check(
                     chunks[j], prompts[j], self.task.parse(gen.text), banned[j], settings, judge, changes[j])
                 self._keep(o, survivors.setdefault(j, []), edited, reason, gen.text)
             if round_index == 0 and self.model_free is not None:
                 for j in pending:
                     for cand in self.model_free.candidates(chunks[j]):
-                        edited, reason = self._filter(chunks[j], "", cand, banned[j], settings, judge, changes[j])
+                        edited, reason = self.candidate_filters.check(chunks[j], "", cand, banned[j], settings,
+                                                                      judge, changes[j])
                         self._keep(outcomes[j], survivors.setdefault(j, []), edited, reason, MODEL_FREE_REPLY)
             order = [j for j in sorted(survivors) if survivors[j]]
             scores = self.ranker.scores([(self._anchor(chunks[j]), prompts[j], [e for e, _ in survivors[j]])
@@ -186,14 +187,6 @@ class SentenceRewriter(LLMRewriter):
             phrases = by_doc.setdefault(c.doc_index, [])
             phrases.extend(p for p in linking(c) if p not in phrases)
         return [mine + [p for p in by_doc[c.doc_index] if p not in mine] for c, mine in zip(chunks, own)]
-
-    def _filter(self, chunk: Chunk, prompt: str, edited: Optional[str], banned: List[str],
-                settings: NgramSettings, judge: Optional[Any],
-                change: Optional[List[str]] = None) -> Tuple[Optional[str], Optional[str]]:
-        """(candidate, None) when it passes every filter (`filters/chain.py`),
-        else (None, reason); `change`: the words the prompt named (the words
-        form's words guard); `prompt` "" for a model-free candidate."""
-        return self.candidate_filters.check(chunk, prompt, edited, banned, settings, judge, change)
 
     def complete(self, prompts: List[str], banned: Optional[List[List[str]]] = None,
                  settings: Optional[NgramSettings] = None) -> List[Generation]:
