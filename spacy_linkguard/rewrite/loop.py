@@ -15,6 +15,7 @@ import time
 import warnings
 from typing import Any, Dict, List, Optional, Sequence
 
+from .. import profiling
 from ..errors import Errors, LinkguardError, LinkguardWarning, Warnings
 from ..llm.chunking import Chunk, apply_chunk_edits
 from ..ngrams import NgramSettings
@@ -125,7 +126,8 @@ class RewriteLoop:
                 detections = {}
                 for i in active:
                     t0 = time.perf_counter()
-                    detections[i] = detect(current[i], srcs[i])
+                    with profiling.phase("detection"):
+                        detections[i] = detect(current[i], srcs[i])
                     det_seconds[i] = time.perf_counter() - t0
                 for i in [i for i in active if detections[i].safe]:
                     results[i].safe = True
@@ -167,11 +169,12 @@ class RewriteLoop:
             elif self.guarantee:
                 text = current[i]
                 omit = getattr(self.rewriter, "omit_until_safe", None)
-                if omit is not None:
-                    text, res.omissions = omit(text, self.detector, srcs[i])
-                res.text, res.forced_redactions, res.redaction_rounds, _ = redact_until_safe(
-                    text, self.detector, self.rewriter.placeholder, sources=srcs[i], unit=self.guarantee_unit
-                )
+                with profiling.phase("guarantee"):
+                    if omit is not None:
+                        text, res.omissions = omit(text, self.detector, srcs[i])
+                    res.text, res.forced_redactions, res.redaction_rounds, _ = redact_until_safe(
+                        text, self.detector, self.rewriter.placeholder, sources=srcs[i], unit=self.guarantee_unit
+                    )
                 res.safe = True
             else:
                 res.text = current[i]
@@ -179,6 +182,8 @@ class RewriteLoop:
                 if not res.safe:
                     unsafe.append(i)
             res.seconds = sum(r.seconds for r in res.passes) + (time.perf_counter() - t0)
+        profiling.count("documents", len(texts))
+        profiling.flush()
         if unsafe:
             first = ids[unsafe[0]] if ids is not None else unsafe[0]
             warnings.warn(

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any, List, Optional, Sequence, Tuple
 
+from .. import profiling
 from ..errors import Errors, LinkguardError
 from ..filters.f1_reply import words
 from ..filters.f9_fluency import check_fluency, check_max_loss_rise
@@ -113,9 +114,12 @@ class CandidateRanker:
         """
         flat = [(orig, prompt, cand) for orig, prompt, cands in items for cand in cands]
         w = self.weights
-        total: List[Optional[float]] = [w.kept * kept(orig, cand) for orig, _, cand in flat]
+        with profiling.phase("ranking_kept"):
+            total: List[Optional[float]] = [w.kept * kept(orig, cand) for orig, _, cand in flat]
         if self.embedder is not None and w.meaning and flat:
-            for i, cos in enumerate(self.embedder.cosines([(orig, cand) for orig, _, cand in flat])):
+            with profiling.phase("embeddings", sync=True):
+                cosines = self.embedder.cosines([(orig, cand) for orig, _, cand in flat])
+            for i, cos in enumerate(cosines):
                 total[i] += w.meaning * cos
         if self.model is not None and (w.loss or self.max_loss_rise is not None) and flat:
             originals = [(prompt, orig) for orig, prompt, cands in items if cands]

@@ -25,6 +25,7 @@ loop leaves it to the next pass or, after the last, to guarantee mode.
 import inspect
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from .. import profiling
 from ..errors import Errors, LinkguardError
 from ..filters.chain import CandidateFilters
 from ..filters.f5_grounded import GroundedGuard
@@ -115,14 +116,18 @@ class SentenceRewriter(LLMRewriter):
                 o.calls += 1
                 o.tokens.append([gen.prompt_tokens, gen.completion_tokens])
                 failed = getattr(gen, "failed", None)
-                edited, reason = (None, str(failed)) if failed else self.candidate_filters.check(
-                    chunks[j], prompts[j], self.task.parse(gen.text), banned[j], settings, judge, changes[j])
+                with profiling.phase("filters"):
+                    edited, reason = (None, str(failed)) if failed else self.candidate_filters.check(
+                        chunks[j], prompts[j], self.task.parse(gen.text), banned[j], settings, judge, changes[j])
                 self._keep(o, survivors.setdefault(j, []), edited, reason, gen.text)
             if round_index == 0 and self.model_free is not None:
                 for j in pending:
-                    for cand in self.model_free.candidates(chunks[j]):
-                        edited, reason = self.candidate_filters.check(chunks[j], "", cand, banned[j], settings,
-                                                                      judge, changes[j])
+                    with profiling.phase("model_free"):
+                        cands = self.model_free.candidates(chunks[j])
+                    for cand in cands:
+                        with profiling.phase("filters"):
+                            edited, reason = self.candidate_filters.check(chunks[j], "", cand, banned[j], settings,
+                                                                          judge, changes[j])
                         self._keep(outcomes[j], survivors.setdefault(j, []), edited, reason, MODEL_FREE_REPLY)
             order = [j for j in sorted(survivors) if survivors[j]]
             scores = self.ranker.scores([(self._anchor(chunks[j]), prompts[j], [e for e, _ in survivors[j]])

@@ -64,3 +64,44 @@ def test_temperature_divides_the_logits():
     assert set(as_dict(sampling.nucleus(logits / 0.25, 0.9), 0)) == {0}  # cold: the top token holds 0.98
     assert set(as_dict(sampling.nucleus(logits, 0.9), 0)) == {0, 1}  # 0.665 + 0.245
     assert set(as_dict(sampling.nucleus(logits / 4, 0.9), 0)) == {0, 1, 2}  # hot
+
+
+def test_row_noise_draws_follow_the_nucleus():
+    """Gumbel-max over each row's own noise: the draws' frequencies are the
+    brute-force nucleus's probabilities."""
+    rng = random.Random(11)
+    row = [rng.gauss(0, 1.5) for _ in range(12)]
+    n = 6000
+    logits = torch.tensor([row] * n, dtype=torch.float64)
+    keys = torch.tensor([sampling.row_key(0, "p", i) for i in range(n)])
+    drawn = sampling.sample(logits, 1.0, 0.8, keys, torch.zeros(n, dtype=torch.long)).tolist()
+    want = brute_nucleus(row, 0.8)
+    assert set(drawn) <= set(want)
+    for t, p in want.items():
+        assert abs(drawn.count(t) / n - p) < 4 * math.sqrt(p * (1 - p) / n) + 1e-3
+
+
+def test_a_rows_draw_does_not_depend_on_its_batch():
+    rng = random.Random(5)
+    logits = torch.tensor([[rng.gauss(0, 2) for _ in range(50)] for _ in range(8)])
+    keys = torch.tensor([sampling.row_key(1, f"prompt {i}", 0) for i in range(8)])
+    steps = torch.tensor([rng.randrange(30) for _ in range(8)])
+    together = sampling.sample(logits, 0.7, 0.9, keys, steps).tolist()
+    alone = [sampling.sample(logits[i:i + 1], 0.7, 0.9, keys[i:i + 1], steps[i:i + 1]).item() for i in range(8)]
+    order = [3, 1, 7, 0, 2, 6, 5, 4]
+    shuffled = sampling.sample(logits[order], 0.7, 0.9, keys[order], steps[order]).tolist()
+    assert together == alone == [together[i] for i in range(8)]
+    assert shuffled == [together[i] for i in order]
+    # another step or another key is other noise
+    assert sampling.row_noise(keys, steps + 1, 50).tolist() != sampling.row_noise(keys, steps, 50).tolist()
+
+
+def test_banning_the_drawn_token_draws_the_next_of_the_same_perturbed_order():
+    rng = random.Random(2)
+    logits = torch.tensor([[rng.gauss(0, 1) for _ in range(20)]])
+    key, step = torch.tensor([sampling.row_key(0, "x", 0)]), torch.tensor([4])
+    order = (logits.double() + sampling.gumbel(sampling.row_noise(key, step, 20))).argsort(descending=True)[0]
+    first = sampling.sample(logits, 1.0, 1.0, key, step).item()
+    banned = logits.clone()
+    banned[0, first] = float("-inf")
+    assert [first, sampling.sample(banned, 1.0, 1.0, key, step).item()] == order[:2].tolist()

@@ -29,6 +29,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Set
 
+from ... import profiling
 from .banned_phrases import PhraseSet, PhraseWatcher, first_occurrence
 from .decode_steps import make_steps
 from .sampling import sample
@@ -78,6 +79,8 @@ def generate_banned(
     stop_strings: Sequence[str] = (),
     stop_at_json: Optional[str] = None,
     graphs: bool = False,
+    keys: Optional[Sequence[int]] = None,
+    prefix: Optional[Sequence[Any]] = None,
 ) -> List[Row]:
     """Sample completions of a left-padded batch that never contain a banned phrase.
 
@@ -91,9 +94,15 @@ def generate_banned(
     stop_strings, stop_at_json: As `HFChatModel`.
     graphs: Decode over fixed buffers, replaying a CUDA graph on a GPU
         (`decode_steps.GraphSteps`); False: transformers' forward at every step.
+    keys: One sampling key per row (`sampling.row_key`): each row draws from
+        its own noise, so its reply does not depend on the batch; None:
+        torch's generator (seeding is then the caller's: `torch.manual_seed`).
+    prefix: The keys and values of the batch's first P columns, which every
+        row shares (`prefix_cache.PrefixCache`), each layer's (1, heads, P,
+        dim); the prefill then computes only the columns after them. None:
+        every column.
     RETURNS (List[Row]): Per row: `ids` (generated, stop id included), `text`
         (as produced; the caller decodes `ids` for the final text), `rewinds`, `failed`.
-    Seeding is the caller's (`torch.manual_seed`).
     """
     import torch
 
@@ -111,6 +120,7 @@ def generate_banned(
         for row in rows:
             row.json = JsonAnswerScanner(stop_at_json)
     longest_stop = max((len(s) for s in stop_strings), default=0)
+    decode = fast_decode(tokenizer)
     penalty = getattr(getattr(model, "generation_config", None), "repetition_penalty", None)
     history = None
     if penalty not in (None, 1.0):
@@ -122,8 +132,14 @@ def generate_banned(
     position_ids = (mask.long().cumsum(-1) - 1).masked_fill(mask == 0, 1)
     steps = make_steps(model, graphs=graphs, max_new_tokens=max_new_tokens)
     live = list(rows)  # the rows still in the batch; row.index is the place of each
-    with torch.inference_mode():
-        logits = steps.prefill(input_ids, mask, position_ids)
+    row_keys = None if keys is None else torch.tensor(list(keys), dtype=torch.int64, device=device)
+    stats: Dict[str, int] = {}
+    with torch.inference_mode(), profiling.phase("prefill", sync=True):
+        logits = steps.prefill(input_ids, mask, position_ids, prefix, stats)
+    profiling.count("prefill_tokens", stats.get("tokens", 0))
+    profiling.count("prompt_tokens", int(mask.sum()))
+    profiling.count("rows", len(rows))
+    with torch.inference_mode(), profiling.phase("decode", sync=True):
         n_cols = width
         while True:
             logits = logits.float()
@@ -137,14 +153,15 @@ def generate_banned(
                     ban_ids.append(t)
             if ban_rows:
                 logits[ban_rows, ban_ids] = float("-inf")
-            chosen = sample(logits, temperature, top_p).tolist()
+            at = None if row_keys is None else torch.tensor([len(row.ids) for row in live], device=device)
+            chosen = sample(logits, temperature, top_p, row_keys, at).tolist()
 
             feed = [tokenizer.pad_token_id] * len(live)
             pos = [0] * len(live)
             for r, row in enumerate(live):
                 if row.done:
                     continue
-                _advance(row, chosen[r], tokenizer, stop, max_new_tokens, stop_strings, longest_stop)
+                _advance(row, chosen[r], decode, stop, max_new_tokens, stop_strings, longest_stop)
                 if history is not None:
                     history[r, width + len(row.ids) - 1] = chosen[r]
                 if row.done and row.failed is None:
@@ -169,6 +186,8 @@ def generate_banned(
                 steps.select(keep)
                 if history is not None:
                     history = history[keep]
+                if row_keys is not None:
+                    row_keys = row_keys[keep]
                 live = [live[r] for r in active]
                 feed, pos = [feed[r] for r in active], [pos[r] for r in active]
                 for r, row in enumerate(live):
@@ -188,11 +207,16 @@ def generate_banned(
             steps.mask[torch.tensor(active, device=device), n_cols] = 1  # one write for all rows that go on
             logits = steps.step(feed, pos, n_cols)
             n_cols += 1
+            profiling.count("decode_steps")
+            profiling.count("decode_row_steps", len(active))
+    profiling.count("generated_tokens", sum(len(row.ids) for row in rows))
+    profiling.count("rewinds", sum(row.rewinds for row in rows))
     return rows
 
 
-def _advance(row: Row, token: int, tokenizer, stop: set, max_new: int, stop_strings, longest_stop: int) -> None:
-    """Append `token` to the row: its text, and whether the row ended."""
+def _advance(row: Row, token: int, decode, stop: set, max_new: int, stop_strings, longest_stop: int) -> None:
+    """Append `token` to the row: its text (`decode`: token ids -> text, see
+    `fast_decode`), and whether the row ended."""
     row.ids.append(token)
     before = len(row.text)
     if token in stop:
@@ -204,8 +228,8 @@ def _advance(row: Row, token: int, tokenizer, stop: set, max_new: int, stop_stri
     # incremental detokenization: a window of recent tokens decoded with and
     # without the new one (byte-level pieces of one character, and
     # tokenizers that change spacing by context, come out as in a full decode)
-    old = tokenizer.decode(row.ids[prefix:read], skip_special_tokens=True)
-    new = tokenizer.decode(row.ids[prefix:], skip_special_tokens=True)
+    old = decode(row.ids[prefix:read])
+    new = decode(row.ids[prefix:])
     if len(new) > len(old) and not new.endswith("\ufffd"):
         row.text += new[len(old) :]
         prefix, read = read, len(row.ids)
@@ -217,6 +241,17 @@ def _advance(row: Row, token: int, tokenizer, stop: set, max_new: int, stop_stri
         row.done = True
     elif row.json is not None and row.json.feed(row.text[before:]):
         row.done = True
+
+
+def fast_decode(tokenizer):
+    """token ids -> text as `tokenizer.decode(ids, skip_special_tokens=True)`
+    gives it: a fast tokenizer's Rust decoder called directly when the
+    tokenizer cleans up no spaces afterwards (a fifth of the time a call;
+    two calls a row at every step), else `tokenizer.decode`."""
+    raw = getattr(tokenizer, "_tokenizer", None)
+    if raw is not None and hasattr(raw, "decode") and not getattr(tokenizer, "clean_up_tokenization_spaces", True):
+        return lambda ids: raw.decode(ids, skip_special_tokens=True)
+    return lambda ids: tokenizer.decode(ids, skip_special_tokens=True)
 
 
 def _check(row: Row, max_rewinds: int, mask) -> None:

@@ -17,10 +17,13 @@ move the buffers and capture again. On a CPU the same buffers are run
 eagerly (what the tests check against `EagerSteps`).
 
 Both compute a prompt that the batch holds several times (the candidates of
-one sentence) once, and copy its keys and values to its other rows.
+one sentence) once, and copy its keys and values to its other rows; and,
+given the keys and values of a prefix every row shares (the instruction and
+examples of a prompt, `prefix_cache.py`), they copy those in and compute
+only the columns after it.
 
 Both give the loop the same surface: `mask` (rows x columns; the loop sets a
-row's new column to 1 and a rewound row's columns to 0), `prefill`, `room`
+row's new column to 1 and a rewound row's columns to 0), `prefill` (with an optional shared prefix), `room`
 (column n must exist), `select` (keep these rows) and `step`.
 
 torch and transformers only (no spaCy), so that the benchmark can load it on
@@ -70,17 +73,43 @@ def unique_rows(input_ids, mask):
     return first, inverse
 
 
-def prefill_once(model, input_ids, mask, position_ids, cache):
+def prefill_once(model, input_ids, mask, position_ids, cache, prefix=None, stats=None):
     """The prompts' forward pass with each distinct prompt computed once: the
     cache's rows and the logits are then repeated for the batch's copies.
+    prefix: None, or the keys and values of the first P columns, the same in
+        every row (each layer's (1, heads, P, dim)): they are written into
+        the cache for each distinct row and only the columns after them are
+        computed (`mask` and `position_ids` still cover every column).
+    stats: None, or a dict that gets "tokens": the token positions computed.
     RETURNS the last position's logits (batch, vocab)."""
-    repeated = unique_rows(input_ids, mask)
-    if repeated is None:
-        return forward(model, input_ids, mask, position_ids, cache, 0)
-    first, inverse = repeated
-    logits = forward(model, input_ids[first], mask[first], position_ids[first], cache, 0)
+    start = 0 if not prefix else prefix[0][0].shape[-2]
+    repeated = unique_rows(input_ids[:, start:], mask[:, start:])
+    first, inverse = repeated if repeated is not None else (slice(None), None)
+    if prefix:
+        n = input_ids.shape[0] if inverse is None else first.shape[0]
+        for layer, (keys, values) in enumerate(prefix):
+            cache.update(keys.expand(n, -1, -1, -1).contiguous(), values.expand(n, -1, -1, -1).contiguous(), layer)
+    logits = forward(model, input_ids[first, start:], mask[first], position_ids[first, start:], cache, start)
+    if stats is not None:
+        stats["tokens"] = int(logits.shape[0]) * (input_ids.shape[1] - start)
+    if inverse is None:
+        return logits
     cache.batch_select_indices(inverse)
     return logits[inverse]
+
+
+def prefix_states(model, ids):
+    """The keys and values of the token ids `ids` (one sequence, from column 0):
+    each layer's (keys, values), (1, heads, len(ids), dim)."""
+    import torch
+    from transformers import DynamicCache
+
+    cache = DynamicCache(config=model.config)
+    row = torch.tensor([list(ids)], device=model.device)
+    positions = torch.arange(row.shape[1], device=row.device)[None]
+    with torch.inference_mode():
+        forward(model, row, torch.ones_like(row), positions, cache, 0)
+    return _states(cache)
 
 
 def make_steps(model, *, graphs: bool, max_new_tokens: int):
@@ -101,13 +130,13 @@ class EagerSteps:
         self.cache = growing_cache(model)
         self.mask = None
 
-    def prefill(self, input_ids, mask, position_ids):
+    def prefill(self, input_ids, mask, position_ids, prefix=None, stats=None):
         import torch
 
         batch, width = input_ids.shape
         self.mask = torch.zeros(batch, width + 64, dtype=mask.dtype, device=mask.device)
         self.mask[:, :width] = mask
-        return prefill_once(self.model, input_ids, self.mask[:, :width], position_ids, self.cache)
+        return prefill_once(self.model, input_ids, self.mask[:, :width], position_ids, self.cache, prefix, stats)
 
     def room(self, n_cols: int) -> None:
         import torch
@@ -137,11 +166,11 @@ class GraphSteps:
         self.graph = None
         self.captures = 0  # how often a step was captured (tests, benchmarks)
 
-    def prefill(self, input_ids, mask, position_ids):
+    def prefill(self, input_ids, mask, position_ids, prefix=None, stats=None):
         from transformers import DynamicCache
 
         cache = DynamicCache(config=self.model.config)
-        logits = prefill_once(self.model, input_ids, mask, position_ids, cache)
+        logits = prefill_once(self.model, input_ids, mask, position_ids, cache, prefix, stats)
         width = input_ids.shape[1]
         self._place(_states(cache), mask.bool(), width, width + self.max_new_tokens + EXTRA_COLUMNS)
         return logits

@@ -15,6 +15,7 @@ from ...errors import Errors, LinkguardError
 from ..local_models import (MODELS_PREFIX, cached_gguf_dir, convert_gguf, find_model_path, is_converted, model_fix,
                             offline_env)
 from .base import Generation, check_settings, replies_per_document
+from .prefix_cache import PrefixCache, layout, shared_prefix
 
 __all__ = ["Generation", "HFChatModel"]  # Generation re-exported: it lived here before base.py
 
@@ -77,6 +78,16 @@ class HFChatModel:
         (`decode_steps.GraphSteps`; the same tokens, tested on a CPU against
         the per-step forward). Needs an SDPA attention ("sdpa" or
         "grouped_sdpa"); other attentions decode step by step.
+    prefix_cache (bool): Compute the prompt prefix that every prompt of a
+        batch shares (the task's instruction and examples) once a run and
+        copy its keys and values into each batch (`prefix_cache.py`), in
+        `generate(..., banned=...)` and `loss`; False: every prompt whole.
+
+    Sampling in `generate(..., banned=...)` is per row: each reply draws
+    from noise keyed by the seed, its prompt and how often that prompt was
+    asked before (`sampling.row_key`), so a reply is the same whatever the
+    batch it ran in (its size, the other prompts, their order). Plain
+    `generate` (no banned phrases) seeds torch once a call (`seed + i`).
 
     `generate(prompts, banned=...)` enforces banned phrases while decoding:
     the reply can never contain one (as `rewrite.occurs` tests it), whatever
@@ -108,6 +119,7 @@ class HFChatModel:
         num_threads: Optional[int] = None,
         max_rewinds: int = 8,
         cuda_graphs: bool = False,
+        prefix_cache: bool = True,
     ):
         if dtype not in DTYPES:
             raise LinkguardError(Errors.E201.format(value=dtype, name=name, options=", ".join(DTYPES)))
@@ -121,6 +133,8 @@ class HFChatModel:
             raise LinkguardError(Errors.E228.format(value=max_rewinds))
         self.max_rewinds = max_rewinds
         self.cuda_graphs = bool(cuda_graphs)
+        self.prefix_cache = PrefixCache() if prefix_cache else None
+        self._asked: Dict[bytes, int] = {}  # prompt digest -> rows asked with it so far (sampling keys)
         self.name = name
         self.device_name = device
         self.dtype_name = dtype
@@ -210,9 +224,25 @@ class HFChatModel:
             self._run_batches(prompts, plain, out, lambda texts, batch: self._generate_batch(texts),
                               self.cache_implementation == "static")
         if guarded:
+            keys = self._sampling_keys(prompts, guarded)
             self._run_batches(prompts, guarded, out, lambda texts, batch: self._generate_banned_batch(
-                texts, [phrase_sets[i] for i in batch]), False)
+                texts, [phrase_sets[i] for i in batch], [keys[i] for i in batch]), False)
         return out  # type: ignore[return-value]
+
+    def _sampling_keys(self, prompts: Sequence[str], todo: List[int]) -> Dict[int, int]:
+        """Each prompt's sampling key (`sampling.row_key`), in prompt order: the
+        k-th time a prompt is asked in this model's life gets occurrence k."""
+        import hashlib
+
+        from .sampling import row_key
+
+        keys = {}
+        for i in todo:
+            digest = hashlib.blake2b(prompts[i].encode("utf-8"), digest_size=16).digest()
+            k = self._asked.get(digest, 0)
+            self._asked[digest] = k + 1
+            keys[i] = row_key(self.seed, prompts[i], k)
+        return keys
 
     def _run_batches(self, prompts: Sequence[str], todo: List[int], out: List[Optional[Generation]],
                      run: Callable, pad_batches: bool) -> None:
@@ -255,8 +285,16 @@ class HFChatModel:
         from .banned_phrases import PhraseSet
 
         settings = settings if settings is not None else NgramSettings()
-        sets = {i: PhraseSet(p, settings) for i, p in enumerate(banned) if p}
-        return {i: s for i, s in sets.items() if s}
+        compiled: Dict[tuple, Any] = {}  # the n candidates of a sentence share its phrases: compiled once
+        sets = {}
+        for i, phrases in enumerate(banned):
+            if phrases:
+                key = tuple(phrases)
+                if key not in compiled:
+                    compiled[key] = PhraseSet(phrases, settings)
+                if compiled[key]:
+                    sets[i] = compiled[key]
+        return sets
 
     @property
     def device(self) -> Any:
@@ -327,23 +365,25 @@ class HFChatModel:
             gens.append(Generation(text, int(n_prompt), n, seconds))
         return gens
 
-    def _generate_banned_batch(self, texts: List[str], phrase_sets: List[Any]) -> List[Generation]:
-        import torch
-
+    def _generate_banned_batch(self, texts: List[str], phrase_sets: List[Any], keys: List[int]) -> List[Generation]:
         from .banned_decoding import generate_banned
 
         tok = self.tokenizer
         start = time.perf_counter()
-        enc = tok(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self._device)
-        torch.manual_seed(self.seed + self.n_calls)
+        ids = tok(texts, add_special_tokens=False)["input_ids"]
+        shared = shared_prefix(self.prefix_cache, ids)
+        input_ids, mask = layout(ids, shared, tok.pad_token_id, self._device)
+        prefix = self.prefix_cache.states(self.model, ids[0][:shared], len(ids)) if shared else None
         self.n_calls += 1
         rows = generate_banned(
-            self.model, tok, enc, phrase_sets, max_new_tokens=self.max_new_tokens, temperature=self.temperature,
+            self.model, tok, {"input_ids": input_ids, "attention_mask": mask}, phrase_sets,
+            max_new_tokens=self.max_new_tokens, temperature=self.temperature,
             top_p=self.top_p, stop_ids=self._stop_ids, max_rewinds=self.max_rewinds,
             stop_strings=self.stop_strings, stop_at_json=self.stop_at_json, graphs=self.cuda_graphs,
+            keys=keys, prefix=prefix,
         )
         seconds = (time.perf_counter() - start) / len(texts)
-        prompt_lens = enc["attention_mask"].sum(dim=1).tolist()
+        prompt_lens = [len(r) for r in ids]
         return [
             Generation(tok.decode(row.ids, skip_special_tokens=True), int(n), len(row.ids), seconds,
                        rewinds=row.rewinds, failed=row.failed)
@@ -358,13 +398,22 @@ class HFChatModel:
         The completion is tokenized on its own (as the model would have
         written it after the chat template's assistant header) and scored
         without an end-of-turn token. Batched (left padding, `batch_size`,
-        longest first); log-probabilities in float32.
+        longest first; the prompts' shared prefix computed once with
+        `prefix_cache`); log-probabilities in float32.
         RAISES: LinkguardError E229 when the lists differ in length.
         """
-        import torch
+        from ... import profiling
 
         if len(prompts) != len(completions):
             raise LinkguardError(Errors.E229.format(n_prompts=len(prompts), n_completions=len(completions)))
+        with profiling.phase("loss", sync=True):
+            return self._loss(prompts, completions)
+
+    def _loss(self, prompts: Sequence[str], completions: Sequence[str]) -> List[float]:
+        import torch
+
+        from ... import profiling
+
         tok, model = self.tokenizer, self.model
         pairs = [
             (tok(self.format_prompt(p), add_special_tokens=False)["input_ids"],
@@ -373,13 +422,15 @@ class HFChatModel:
         ]
         out = [float("nan")] * len(pairs)
         order = sorted((i for i, (_, c) in enumerate(pairs) if c), key=lambda i: -sum(map(len, pairs[i])))
-        pad = tok.pad_token_id
         for b in range(0, len(order), self.batch_size):
             batch = order[b : b + self.batch_size]
             seqs = [pairs[i][0] + pairs[i][1] for i in batch]
-            width = max(map(len, seqs))
-            ids = torch.tensor([[pad] * (width - len(s)) + s for s in seqs], device=self._device)
-            mask = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in seqs], device=self._device)
+            # the prompts' shared prefix is computed once (its last token stays: its logits score the reply)
+            shared = shared_prefix(self.prefix_cache, [pairs[i][0] for i in batch])
+            ids, mask = layout(seqs, shared, tok.pad_token_id, self._device)
+            prefix = self.prefix_cache.states(model, seqs[0][:shared], len(batch)) if shared else None
+            width = ids.shape[1]
+            profiling.count("loss_tokens", len(batch) * (width - shared))
             position_ids = (mask.cumsum(-1) - 1).masked_fill(mask == 0, 1)
             keep = max(len(pairs[i][1]) for i in batch) + 1  # logits at the completions' positions only
             # the float32 logits of a sub-batch stay under LOSS_LOGITS_BYTES (a batch of 512
@@ -388,8 +439,7 @@ class HFChatModel:
             for r0 in range(0, len(batch), rows):
                 sub = slice(r0, r0 + rows)
                 with torch.inference_mode():
-                    logits = model(input_ids=ids[sub], attention_mask=mask[sub], position_ids=position_ids[sub],
-                                   logits_to_keep=keep).logits[:, :-1].float()
+                    logits = self._forward_rest(ids[sub], mask[sub], position_ids[sub], prefix, keep)[:, :-1].float()
                     targets = ids[sub, width - keep + 1 :].unsqueeze(-1)
                     logprobs = logits.log_softmax(dim=-1).gather(2, targets).squeeze(-1)
                 del logits
@@ -397,6 +447,26 @@ class HFChatModel:
                     n = len(pairs[i][1])
                     out[i] = float(-logprobs[row, -n:].sum() / n)
         return out
+
+    def _forward_rest(self, ids, mask, position_ids, prefix, keep: int):
+        """The logits of the last `keep` positions of a batch whose first
+        columns are the shared `prefix` (each layer's keys and values; None:
+        no prefix, every column computed)."""
+        import torch
+
+        if not prefix:
+            return self.model(input_ids=ids, attention_mask=mask, position_ids=position_ids, logits_to_keep=keep).logits
+        from transformers import DynamicCache
+
+        from .decode_steps import cache_argument
+
+        start, n = prefix[0][0].shape[-2], ids.shape[0]
+        cache = DynamicCache(config=self.model.config)
+        for layer, (keys, values) in enumerate(prefix):
+            cache.update(keys.expand(n, -1, -1, -1).contiguous(), values.expand(n, -1, -1, -1).contiguous(), layer)
+        return self.model(input_ids=ids[:, start:], attention_mask=mask, position_ids=position_ids[:, start:],
+                          cache_position=torch.arange(start, ids.shape[1], device=ids.device), use_cache=True,
+                          logits_to_keep=keep, **{cache_argument(type(self.model)): cache}).logits
 
     # --- loading ---------------------------------------------------------------
     @property

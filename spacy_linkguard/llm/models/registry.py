@@ -32,6 +32,7 @@ def make_hf_model(
     num_threads: Optional[int] = None,
     max_rewinds: int = 8,
     cuda_graphs: bool = False,
+    prefix_cache: bool = True,
 ) -> HFChatModel:
     """linkguard.HF.v1: any Hugging Face causal LM through its chat template,
     batched. See `HFChatModel` for the arguments.
@@ -61,6 +62,7 @@ def make_hf_model(
         num_threads=num_threads,
         max_rewinds=max_rewinds,
         cuda_graphs=cuda_graphs,
+        prefix_cache=prefix_cache,
     )
 
 
