@@ -213,11 +213,11 @@ class _Candidate:
     n_dropped: int
 
 
-def _render(doc: Doc, i: int, j: int, combo: Sequence[Any], article: Optional[Token]) -> _Candidate:
+def _render(doc: Doc, text: str, i: int, j: int, combo: Sequence[Any], article: Optional[Token]) -> _Candidate:
     """The replacement of tokens i..j-1 for one choice per token (the token's own
     text, a synonym form, or _DROP), with every "a"/"an" whose next word changed
-    re-agreed: inside the phrase, and the one just before it (`article`)."""
-    text = doc.text
+    re-agreed: inside the phrase, and the one just before it (`article`).
+    text: `doc.text`, passed in because spaCy joins every token to make it."""
     tokens = doc[i:j]
     start, end = tokens[0].idx, tokens[-1].idx + len(tokens[-1].text)
     # (token index, output text, trailing whitespace) of the words that stay.
@@ -282,7 +282,8 @@ def _placeholder_tokens(doc: Doc, placeholder: str) -> Set[int]:
     """Indices of tokens overlapping an occurrence of the placeholder (whatever the
     pipeline's tokenizer made of it: "[", "REDACTED", "]")."""
     blocked: Set[int] = set()
-    text, pos = doc.text, doc.text.find(placeholder)
+    text = doc.text
+    pos = text.find(placeholder)
     while pos >= 0:
         span = doc.char_span(pos, pos + len(placeholder), alignment_mode="expand")
         if span is not None:
@@ -308,7 +309,7 @@ def _rewrite_phrases(doc: Doc, phrases: List[Tuple[int, int]], *, wordnet: WordN
         article = None
         if i > 0 and doc[i - 1].lower_ in ("a", "an") and (i - 1) not in in_phrase:
             article = doc[i - 1]
-        candidates = [_render(doc, i, j, combo, article)
+        candidates = [_render(doc, text, i, j, combo, article)
                       for combo in _combos(choices, settings.max_candidates, rng)]
         if not candidates:
             unchanged.append(char_range)
@@ -397,10 +398,11 @@ def paraphrase_spans(doc: Doc, spans: Iterable[Any], *, wordnet: WordNet, scorer
     RAISES: LinkguardError E284 for a span outside the text or empty.
     """
     ranges: List[Tuple[int, int]] = []
+    length = len(doc.text)  # spaCy joins every token to make doc.text: once, not per span
     for span in spans:
         start, end = span_bounds(span)
-        if not 0 <= start < end <= len(doc.text):
-            raise LinkguardError(Errors.E284.format(span=(start, end), length=len(doc.text)))
+        if not 0 <= start < end <= length:
+            raise LinkguardError(Errors.E284.format(span=(start, end), length=length))
         tokens = doc.char_span(start, end, alignment_mode="expand")
         if tokens is None or all(t.is_space for t in tokens):
             continue  # whitespace only: nothing to rewrite

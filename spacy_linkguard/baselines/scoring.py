@@ -59,16 +59,50 @@ def best_candidate(scores: Sequence[Optional[float]]) -> int:
 
 
 def levenshtein(a: str, b: str) -> int:
-    """Edit distance (insertions, deletions, substitutions of characters)."""
+    """Edit distance (insertions, deletions, substitutions of characters).
+
+    Myers' bit-vector algorithm (Hyyro's formulation for Levenshtein): one
+    column of the dynamic programme is a pair of integers whose bits are the
+    +1/-1 steps down that column, so a character of `a` costs a few integer
+    operations instead of len(b) Python steps. A prefix and a suffix the two
+    strings share do not change the distance and are cut first (a candidate
+    differs from its phrase in a word or two). The same value as the
+    textbook programme (`tests/baselines/test_scoring.py` compares them)."""
+    if a == b:
+        return 0
+    lo = 0
+    while lo < len(a) and lo < len(b) and a[lo] == b[lo]:
+        lo += 1
+    hi = 0
+    while hi < len(a) - lo and hi < len(b) - lo and a[-1 - hi] == b[-1 - hi]:
+        hi += 1
+    a, b = a[lo:len(a) - hi], b[lo:len(b) - hi]
     if len(a) < len(b):
         a, b = b, a
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, start=1):
-        current = [i]
-        for j, cb in enumerate(b, start=1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1]
+    m = len(b)
+    if m == 0:
+        return len(a)
+    masks: Dict[str, int] = {}
+    for j, c in enumerate(b):
+        masks[c] = masks.get(c, 0) | (1 << j)
+    full = (1 << m) - 1
+    top = 1 << (m - 1)
+    vp, vn, dist = full, 0, m
+    for c in a:
+        eq = masks.get(c, 0)
+        xv = eq | vn
+        xh = (((eq & vp) + vp) ^ vp) | eq
+        hp = vn | ~(xh | vp)
+        hn = vp & xh
+        if hp & top:
+            dist += 1
+        elif hn & top:
+            dist -= 1
+        hp = ((hp << 1) | 1) & full
+        hn = (hn << 1) & full
+        vp = hn | ~(xv | hp) & full
+        vn = hp & xv
+    return dist
 
 
 def normalized_edit_distance(a: str, b: str) -> float:

@@ -211,20 +211,34 @@ def evaluate_systems(
 
     inputs = [q.text for q in queries]
     ids = [q.id for q in queries]
-    rows_arity = max_arity or (max(detectors) if detectors else None) or PAPER_ARITY
-    for key, path in system_files:  # every row known before any row is scored (E255 now, not after an hour)
-        get_system(key, path, rows_arity)
     # The widest detector also gives the spans still linkable in the outputs
     # shown on the displaCy pages.
     top = max(detectors) if detectors else None
+    rows_arity = max_arity or (max(detectors) if detectors else None) or PAPER_ARITY
+    for key, path in system_files:  # every row known before any row is scored (E255 now, not after an hour)
+        get_system(key, path, rows_arity)
     placeholder = detectors[top].settings.placeholder if top is not None else NgramSettings().placeholder
     if grounder is None:  # E280 now, not after the first row
         from ..grounding import Grounder
 
         grounder = Grounder(placeholder=placeholder)
+    # The widest detector's detection (any verdict) of a text, made once: the
+    # input's spans and the spans still linkable in the first outputs of each
+    # row (the input row's outputs are the inputs).
+    top_detections: Dict[str, Any] = {}
+
+    def detect_top(text: str) -> Any:
+        if text not in top_detections:
+            top_detections[text] = detectors[top].detect(text)
+        return top_detections[text]
+
     input_spans: Dict[int, List[List[str]]] = {}
     for m, det in detectors.items():
-        input_spans[m] = [flagged_span_texts(det, t) for t in tqdm(inputs, desc=f"detect input (arity {m})", disable=not progress)]
+        texts = tqdm(inputs, desc=f"detect input (arity {m})", disable=not progress)
+        if m == top:
+            input_spans[m] = [[t[s.start_char : s.end_char] for s in detect_top(t).spans] for t in texts]
+        else:
+            input_spans[m] = [flagged_span_texts(det, t) for t in texts]
         n_empty = sum(1 for s in input_spans[m] if not s)
         if n_empty:
             warnings.warn(Warnings.W251.format(n=n_empty, path=queries_path, arity=m, m=len(inputs) - n_empty), LinkguardWarning)
@@ -290,7 +304,7 @@ def evaluate_systems(
             per_doc.update(rank_documents(attackers, outputs, [source_nums[i] for i in keep]))  # type: ignore[arg-type]
         if top is not None:
             per_doc[f"remaining_spans_a{top}"] = [
-                [[sp.start_char, sp.end_char, sp.label] for sp in detectors[top].detect(o).spans]
+                [[sp.start_char, sp.end_char, sp.label] for sp in detect_top(o).spans]
                 for o in outputs[:span_docs]
             ]
         costs = [cost_of(o) for o in objs] if path is not None else [{} for _ in objs]
@@ -494,8 +508,10 @@ def run_evaluation(
     if rank_model is not None:
         from .ranking import load_attackers
 
+        # The similarity metric's model when it is the same: loaded once.
+        same = next((e for e in embedders if e.name == rank_model), None)
         attackers = load_attackers(idx, rank_model=rank_model, collection=collection, cache_dir=rank_cache,
-                                   progress=progress)
+                                   progress=progress, embedder=same)
     results = evaluate_systems(
         queries_list, systems, detectors=detectors, attackers=attackers, embedders=embedders, unavailable_models=unavailable,
         scorer=scorer, row_models={"input": "\u2013", **(row_models or {})}, queries_path=str(queries),

@@ -7,6 +7,7 @@ caller passes in, so every function is testable by hand.
 import difflib
 import math
 from collections import Counter
+from functools import lru_cache
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..ngrams import NgramSettings, text_segments
@@ -34,12 +35,18 @@ def text_key_ngrams(text: str, settings: NgramSettings, lengths: Iterable[int]) 
     """
     wanted = sorted({n for n in lengths if n > 0})
     out: Set[Tuple[str, ...]] = set()
-    for seg in text_segments(text, settings):
-        keys = seg.keys
+    for keys in _segment_keys(text, settings):
         for n in wanted:
             for i in range(len(keys) - n + 1):
                 out.add(keys[i : i + n])
     return out
+
+
+@lru_cache(maxsize=1024)
+def _segment_keys(text: str, settings: NgramSettings) -> Tuple[Tuple[str, ...], ...]:
+    # Cached: the evaluation looks for the arity-1 and the arity-m spans in the
+    # same output, and segmenting a long document is most of the cost.
+    return tuple(tuple(seg.keys) for seg in text_segments(text, settings))
 
 
 def surviving_spans(
@@ -142,11 +149,17 @@ def text_tokens(text: str, settings: Optional[NgramSettings] = None) -> List[str
 
     Used for edit volume, where a changed comma is an edit too.
     """
+    return list(_text_tokens(text, settings or NgramSettings()))
+
+
+@lru_cache(maxsize=1024)
+def _text_tokens(text: str, settings: NgramSettings) -> Tuple[str, ...]:
+    # Cached: the evaluation compares every row's outputs with the same inputs,
+    # and tokenizing a long document is most of an edit volume's cost.
     from ..ngrams import get_tokenizer, normalize_text
 
-    settings = settings or NgramSettings()
     doc = get_tokenizer(settings.placeholder)(normalize_text(text).text)
-    return [t.text.casefold() for t in doc if not t.is_space]
+    return tuple(t.text.casefold() for t in doc if not t.is_space)
 
 
 def edit_volume(input_text: str, output_text: str, settings: Optional[NgramSettings] = None) -> float:

@@ -53,13 +53,15 @@ def ranking_row(per_doc: Dict[str, Any]) -> Dict[str, Any]:
 
 def load_attackers(index: Any, *, rank_model: Optional[str] = DEFAULT_RANK_MODEL,
                    collection: Optional[Path] = None, cache_dir: Optional[Path] = None,
-                   progress: bool = True) -> Dict[str, Any]:
+                   progress: bool = True, embedder: Optional[Any] = None) -> Dict[str, Any]:
     """The BM25 attacker of `index` and, unless `rank_model` is None/"none", the
     embedding attacker (W010 and left out when the model is not installed).
 
     collection: the JSONL the index was built from: its texts are embedded
         (cached in `cache_dir` as the semantic-linkage step does); None: the
         index's own documents (its normalized words).
+    embedder: an `Embedder` of `rank_model` already loaded (the similarity
+        metric's), or None to load one.
     RAISES: LinkguardError E045 (an index without document tokens), E046 (bm25s
         missing), E267 (a collection that does not match the index).
     """
@@ -67,15 +69,18 @@ def load_attackers(index: Any, *, rank_model: Optional[str] = DEFAULT_RANK_MODEL
 
     attackers: Dict[str, Any] = {"bm25": bm25_attacker(index)}
     if rank_model and rank_model.lower() != "none":
-        emb = embedding_attacker(index, rank_model, collection=collection, cache_dir=cache_dir, progress=progress)
+        emb = embedding_attacker(index, rank_model, collection=collection, cache_dir=cache_dir, progress=progress,
+                                 embedder=embedder)
         if emb is not None:
             attackers["embedding"] = emb
     return attackers
 
 
 def embedding_attacker(index: Any, model: str, *, collection: Optional[Path] = None,
-                       cache_dir: Optional[Path] = None, progress: bool = True) -> Optional[Any]:
-    """The embedding attacker over `index`'s documents, or None (W010) without the model."""
+                       cache_dir: Optional[Path] = None, progress: bool = True,
+                       embedder: Optional[Any] = None) -> Optional[Any]:
+    """The embedding attacker over `index`'s documents, or None (W010) without the model
+    (`embedder`: that model already loaded, or None to load it)."""
     import numpy as np
 
     from ..attack.embedding import EmbeddingAttacker, index_texts, load_embedder
@@ -86,7 +91,8 @@ def embedding_attacker(index: Any, model: str, *, collection: Optional[Path] = N
         warnings.warn(Warnings.W010.format(reason=f"{model!r} is not on this machine ({avail.reason})"),
                       LinkguardWarning)
         return None
-    embedder = load_embedder(model)
+    if embedder is None:
+        embedder = load_embedder(model)
     if collection is None:
         return EmbeddingAttacker.from_texts(embedder, index_texts(index))
     from ..corpus import iter_records

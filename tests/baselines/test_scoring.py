@@ -41,6 +41,33 @@ def test_levenshtein_known_and_against_oracle():
         assert levenshtein(a, b) == _brute_levenshtein(a, b), (a, b)
 
 
+def _table_levenshtein(a: str, b: str) -> int:
+    """Oracle for long strings: the textbook table, row by row (the former implementation)."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        current = [i]
+        for j, cb in enumerate(b, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def test_levenshtein_long_strings_against_oracle():
+    # Longer than a machine word (the bit vectors are Python integers), with a
+    # shared prefix and suffix (cut before the bit-vector pass), non-ASCII letters.
+    rng = random.Random(11)
+    for _ in range(400):
+        alphabet = rng.choice(["ab", "abcdefgh ", "aé漢 x"])
+        a = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 150)))
+        if rng.random() < 0.5:
+            b = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 150)))
+        else:
+            cut = rng.randint(0, len(a))
+            b = a[:cut] + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6))) + a[rng.randint(cut, len(a)):]
+        assert levenshtein(a, b) == _table_levenshtein(a, b), (a, b)
+        assert levenshtein(b, a) == levenshtein(a, b)
+
+
 def test_normalized_edit_distance():
     assert normalized_edit_distance("Court", "court") == 0.0  # case-folded, like N-gram keys
     assert normalized_edit_distance("abcd", "abxy") == 0.5
