@@ -2,7 +2,8 @@
 
 Every prompt of a rewrite run starts with the same instruction and few-shot
 examples (a chat header, the rules, the examples, "Now this sentence."):
-about 600 of an ECHR prompt's 730 tokens. `PrefixCache.split` finds the
+about 500 of an ECHR prompt's 700 tokens, 570 of a biography prompt's 830
+(measured on an H200, `benchmarks/results/gpu_fast/`). `PrefixCache.split` finds the
 longest run of token ids that all rows of a batch start with; the model
 computes that prefix's keys and values once (`decode_steps.prefix_states`)
 and keeps them, here, for the next batches, and each batch's prefill copies
