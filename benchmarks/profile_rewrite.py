@@ -87,8 +87,8 @@ class GpuSampler:
         self.file = tempfile.TemporaryFile(mode="w+")
         smi = shutil.which("nvidia-smi")
         if smi:
-            self.proc = subprocess.Popen([smi, "--query-gpu=utilization.gpu,memory.used", "--format=csv,noheader,nounits",
-                                          "-lms", "500"], stdout=self.file, stderr=subprocess.DEVNULL)
+            query = ["--query-gpu=utilization.gpu,memory.used", "--format=csv,noheader,nounits", "-lms", "500"]
+            self.proc = subprocess.Popen([smi, *query], stdout=self.file, stderr=subprocess.DEVNULL)
 
     def stop(self) -> List[List[float]]:
         if self.proc is None:
@@ -119,7 +119,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         argv, rest = argv[:cut], argv[cut + 1:]
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, help="also write the JSON here")
-    ap.add_argument("--profiles", type=Path, help="where the processes write their profiles (default: a new temporary folder)")
+    ap.add_argument("--profiles", type=Path,
+                    help="where the processes write their profiles (default: a new temporary folder)")
     ap.add_argument("--summarize", nargs=3, metavar=("DIR", "WALL_S", "OUTPUT"),
                     help="only summarize profiles written already")
     a = ap.parse_args(argv)

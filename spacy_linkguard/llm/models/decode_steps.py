@@ -23,8 +23,9 @@ examples of a prompt, `prefix_cache.py`), they copy those in and compute
 only the columns after it.
 
 Both give the loop the same surface: `mask` (rows x columns; the loop sets a
-row's new column to 1 and a rewound row's columns to 0), `prefill` (with an optional shared prefix), `room`
-(column n must exist), `select` (keep these rows) and `step`.
+row's new column to 1 and a rewound row's columns to 0), `prefill` (with an
+optional shared prefix), `room` (column n must exist), `select` (keep these
+rows) and `step`.
 
 torch and transformers only (no spaCy), so that the benchmark can load it on
 a machine without the package's other dependencies.
