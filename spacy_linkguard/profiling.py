@@ -6,7 +6,9 @@ of every `phase(...)` and the numbers given to `count(...)`, and `flush()`
 (the rewrite loop calls it after each batch of documents) writes them to
 `<folder>/profile-<pid>.json`; the benchmark adds the processes up.
 
-Phases do not nest: each second of a process is counted at most once. On a
+Each second of a process is counted at most once: a phase inside another
+(the prompt prefix computed inside the ranking's loss) counts for itself,
+and the outer phase's seconds leave it out. On a
 GPU a phase given `sync=True` waits for the card at its end, so that its
 seconds are the card's work and not only the launch of it (slower: profile
 runs only).
@@ -19,13 +21,14 @@ import time
 from collections import defaultdict
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Dict, Iterator
+from typing import Dict, Iterator, List
 
 ENV = "LINKGUARD_PROFILE"
 
 _folder = os.environ.get(ENV) or None
 _seconds: Dict[str, float] = defaultdict(float)
 _counts: Dict[str, int] = defaultdict(int)
+_inner: List[float] = []  # per open phase, the seconds of the phases inside it so far
 
 
 def enabled() -> bool:
@@ -40,12 +43,16 @@ def phase(name: str, sync: bool = False) -> Iterator[None]:
         yield
         return
     start = time.perf_counter()
+    _inner.append(0.0)
     try:
         yield
     finally:
         if sync:
             _cuda_sync()
-        _seconds[name] += time.perf_counter() - start
+        elapsed = time.perf_counter() - start
+        _seconds[name] += elapsed - _inner.pop()
+        if _inner:
+            _inner[-1] += elapsed
         _counts[f"{name}_calls"] += 1
 
 

@@ -58,3 +58,19 @@ def test_the_benchmark_adds_the_processes_up(tmp_path):
     assert summary["per_document"]["rows"] == 4.0 and summary["seconds_per_document"] == 2.0
     assert summary["prompt_tokens_per_prefilled_token"] == 10.0
     assert summary["gpu"] == {"samples": 2, "busy_share": 0.75, "memory_used_mib_max": 300.0}
+
+
+def test_a_phase_inside_another_is_counted_once(tmp_path, monkeypatch):
+    monkeypatch.setattr(profiling, "_folder", str(tmp_path))
+    monkeypatch.setattr(profiling, "_seconds", type(profiling._seconds)(float))
+    monkeypatch.setattr(profiling, "_counts", type(profiling._counts)(int))
+    start = time.perf_counter()
+    with profiling.phase("loss"):
+        time.sleep(0.02)
+        with profiling.phase("prefix"):
+            time.sleep(0.05)
+    total = time.perf_counter() - start
+    seconds = profiling.snapshot()["seconds"]
+    assert 0.05 <= seconds["prefix"] < 0.5
+    assert 0.02 <= seconds["loss"] < seconds["prefix"]  # the inner 0.05 s left out of the outer phase
+    assert seconds["loss"] + seconds["prefix"] <= total + 1e-3

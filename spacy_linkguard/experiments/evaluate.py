@@ -29,9 +29,9 @@ SPAN_DOCS = 5  # documents per row whose remaining spans are kept: the report's 
 Sources = Optional[List[str]]
 
 
-def flagged_span_texts(detector: Any, text: str) -> List[str]:
-    """Texts of the spans a detector flags in `text` (NGRAM and COMBO)."""
-    return [text[s.start_char : s.end_char] for s in detector.detect(text).spans]
+def flagged_span_texts(detection: Any, text: str) -> List[str]:
+    """Texts of the spans a detection of `text` flags (NGRAM and COMBO)."""
+    return [text[s.start_char : s.end_char] for s in detection.spans]
 
 
 def query_sources(queries: Sequence[Record], has_document: Callable[[str], bool]) -> List[Sources]:
@@ -235,10 +235,8 @@ def evaluate_systems(
     input_spans: Dict[int, List[List[str]]] = {}
     for m, det in detectors.items():
         texts = tqdm(inputs, desc=f"detect input (arity {m})", disable=not progress)
-        if m == top:
-            input_spans[m] = [[t[s.start_char : s.end_char] for s in detect_top(t).spans] for t in texts]
-        else:
-            input_spans[m] = [flagged_span_texts(det, t) for t in texts]
+        detect = detect_top if m == top else det.detect
+        input_spans[m] = [flagged_span_texts(detect(t), t) for t in texts]
         n_empty = sum(1 for s in input_spans[m] if not s)
         if n_empty:
             warnings.warn(Warnings.W251.format(n=n_empty, path=queries_path, arity=m, m=len(inputs) - n_empty), LinkguardWarning)

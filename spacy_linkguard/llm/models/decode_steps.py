@@ -87,9 +87,7 @@ def prefill_once(model, input_ids, mask, position_ids, cache, prefix=None, stats
     repeated = unique_rows(input_ids[:, start:], mask[:, start:])
     first, inverse = repeated if repeated is not None else (slice(None), None)
     if prefix:
-        n = input_ids.shape[0] if inverse is None else first.shape[0]
-        for layer, (keys, values) in enumerate(prefix):
-            cache.update(keys.expand(n, -1, -1, -1).contiguous(), values.expand(n, -1, -1, -1).contiguous(), layer)
+        put_prefix(cache, prefix, input_ids.shape[0] if inverse is None else first.shape[0])
     logits = forward(model, input_ids[first, start:], mask[first], position_ids[first, start:], cache, start)
     if stats is not None:
         stats["tokens"] = int(logits.shape[0]) * (input_ids.shape[1] - start)
@@ -97,6 +95,14 @@ def prefill_once(model, input_ids, mask, position_ids, cache, prefix=None, stats
         return logits
     cache.batch_select_indices(inverse)
     return logits[inverse]
+
+
+def put_prefix(cache, prefix, n_rows: int) -> None:
+    """Write the shared `prefix` (each layer's (1, heads, P, dim) keys and
+    values) into the empty `cache` as the first P columns of `n_rows` rows."""
+    for layer, (keys, values) in enumerate(prefix):
+        cache.update(keys.expand(n_rows, -1, -1, -1).contiguous(), values.expand(n_rows, -1, -1, -1).contiguous(),
+                     layer)
 
 
 def prefix_states(model, ids):

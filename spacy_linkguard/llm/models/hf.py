@@ -458,12 +458,11 @@ class HFChatModel:
             return self.model(input_ids=ids, attention_mask=mask, position_ids=position_ids, logits_to_keep=keep).logits
         from transformers import DynamicCache
 
-        from .decode_steps import cache_argument
+        from .decode_steps import cache_argument, put_prefix
 
-        start, n = prefix[0][0].shape[-2], ids.shape[0]
+        start = prefix[0][0].shape[-2]
         cache = DynamicCache(config=self.model.config)
-        for layer, (keys, values) in enumerate(prefix):
-            cache.update(keys.expand(n, -1, -1, -1).contiguous(), values.expand(n, -1, -1, -1).contiguous(), layer)
+        put_prefix(cache, prefix, ids.shape[0])
         return self.model(input_ids=ids[:, start:], attention_mask=mask, position_ids=position_ids[:, start:],
                           cache_position=torch.arange(start, ids.shape[1], device=ids.device), use_cache=True,
                           logits_to_keep=keep, **{cache_argument(type(self.model)): cache}).logits
