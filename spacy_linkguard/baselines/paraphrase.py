@@ -292,14 +292,24 @@ def _placeholder_tokens(doc: Doc, placeholder: str) -> Set[int]:
     return blocked
 
 
-def _rewrite_phrases(doc: Doc, phrases: List[Tuple[int, int]], *, wordnet: WordNet, scorer: Scorer,
-                     settings: LexicalSettings, rng: random.Random, allow_stop_fallback: bool) -> ParaphraseResult:
+@dataclass
+class _Plan:
+    """One text's phrases with their candidates, before scoring: `requests`
+    (those with more than one candidate are scored) and `pending` in phrase
+    order, `unchanged` the phrases without a candidate."""
+
+    text: str
+    requests: List[ScoringRequest]
+    pending: List[Tuple[Tuple[int, int], List[_Candidate]]]
+    unchanged: List[Tuple[int, int]]
+
+
+def _plan_phrases(doc: Doc, phrases: List[Tuple[int, int]], *, wordnet: WordNet, settings: LexicalSettings,
+                  rng: random.Random, allow_stop_fallback: bool) -> _Plan:
     text = doc.text
     blocked = _placeholder_tokens(doc, settings.placeholder)
     in_phrase = {t for i, j in phrases for t in range(i, j)}
-    requests: List[ScoringRequest] = []
-    pending: List[Tuple[Tuple[int, int], List[_Candidate]]] = []
-    unchanged: List[Tuple[int, int]] = []
+    plan = _Plan(text=text, requests=[], pending=[], unchanged=[])
     for i, j in phrases:
         char_range = (doc[i].idx, doc[j - 1].idx + len(doc[j - 1].text))
         choices = _phrase_choices(doc, i, j, blocked, wordnet, settings, allow_stop=False)
@@ -312,7 +322,7 @@ def _rewrite_phrases(doc: Doc, phrases: List[Tuple[int, int]], *, wordnet: WordN
         candidates = [_render(doc, text, i, j, combo, article)
                       for combo in _combos(choices, settings.max_candidates, rng)]
         if not candidates:
-            unchanged.append(char_range)
+            plan.unchanged.append(char_range)
             continue
         ctx_start, ctx_end = _context_window(doc, i, j, settings.context_tokens)
         ctx_start = min([ctx_start] + [c.start for c in candidates])
@@ -321,20 +331,30 @@ def _rewrite_phrases(doc: Doc, phrases: List[Tuple[int, int]], *, wordnet: WordN
         # plus any neighbourhood some candidate takes with it.
         lo = min([char_range[0]] + [c.start for c in candidates])
         hi = max([char_range[1]] + [c.end for c in candidates])
-        requests.append(ScoringRequest(
+        plan.requests.append(ScoringRequest(
             original=text[lo:hi],
             candidates=tuple(text[lo:c.start] + c.text + text[c.end:hi] for c in candidates),
             context=text[ctx_start:ctx_end],
             candidate_contexts=tuple(text[ctx_start:c.start] + c.text + text[c.end:ctx_end] for c in candidates),
         ))
-        pending.append((char_range, candidates))
-    # A phrase with one candidate needs no score: the scorer (an embedding model)
-    # is the slow part, so only choices are scored.
-    to_score = [r for r in requests if len(r.candidates) > 1]
+        plan.pending.append((char_range, candidates))
+    return plan
+
+
+def _score_plans(plans: Sequence[_Plan], scorer: Scorer) -> List[List[List[Optional[float]]]]:
+    """The scores of every plan's requests, from ONE scorer call for all of
+    them (the embedding model, the slow part, then runs on full batches).
+    A phrase with one candidate needs no score: [None]."""
+    to_score = [r for plan in plans for r in plan.requests if len(r.candidates) > 1]
     scored = iter(scorer(to_score) if to_score else [])
-    scores = [next(scored) if len(r.candidates) > 1 else [None] for r in requests]
+    return [[next(scored) if len(r.candidates) > 1 else [None] for r in plan.requests] for plan in plans]
+
+
+def _finish(plan: _Plan, scores: List[List[Optional[float]]]) -> ParaphraseResult:
+    text = plan.text
+    unchanged = list(plan.unchanged)
     edits: List[Edit] = []
-    for (char_range, candidates), cand_scores in zip(pending, scores):
+    for (char_range, candidates), cand_scores in zip(plan.pending, scores):
         best = 0 if len(candidates) == 1 else best_candidate(cand_scores)  # ties: the earliest
         c = candidates[best]
         edits.append(Edit(start=c.start, end=c.end, original=text[c.start:c.end], replacement=c.text,
@@ -385,18 +405,10 @@ def span_bounds(span: Any) -> Tuple[int, int]:
     return int(start), int(end)
 
 
-def paraphrase_spans(doc: Doc, spans: Iterable[Any], *, wordnet: WordNet, scorer: Scorer,
-                     settings: LexicalSettings = LexicalSettings(), seed: int = 0) -> ParaphraseResult:
-    """Rewrite only the given character spans of `doc.text`.
-
-    doc (Doc): The text parsed by a pipeline with tagger, lemmatizer and parser.
-    spans: (start, end) character ranges (see `span_bounds` for accepted forms);
-        each is widened to whole tokens, overlapping ones are merged.
-    wordnet (WordNet), scorer (Scorer), settings (LexicalSettings), seed (int): see module doc.
-    RETURNS (ParaphraseResult): characters outside the spans change only in their
-        neighbourhood (an a/an before a span, one space next to a dropped word).
-    RAISES: LinkguardError E284 for a span outside the text or empty.
-    """
+def span_phrases(doc: Doc, spans: Iterable[Any]) -> List[Tuple[int, int]]:
+    """The token ranges (start, end) of character spans of `doc.text`, each
+    widened to whole tokens, overlapping ones merged, whitespace-only ones left out.
+    RAISES: LinkguardError E284 for a span outside the text or empty."""
     ranges: List[Tuple[int, int]] = []
     length = len(doc.text)  # spaCy joins every token to make doc.text: once, not per span
     for span in spans:
@@ -413,8 +425,40 @@ def paraphrase_spans(doc: Doc, spans: Iterable[Any], *, wordnet: WordNet, scorer
             merged[-1] = (merged[-1][0], max(merged[-1][1], j))
         else:
             merged.append((i, j))
-    return _rewrite_phrases(doc, merged, wordnet=wordnet, scorer=scorer, settings=settings,
-                            rng=random.Random(seed), allow_stop_fallback=True)
+    return merged
+
+
+def paraphrase_spans(doc: Doc, spans: Iterable[Any], *, wordnet: WordNet, scorer: Scorer,
+                     settings: LexicalSettings = LexicalSettings(), seed: int = 0) -> ParaphraseResult:
+    """Rewrite only the given character spans of `doc.text`.
+
+    doc (Doc): The text parsed by a pipeline with tagger, lemmatizer and parser.
+    spans: (start, end) character ranges (see `span_bounds` for accepted forms);
+        each is widened to whole tokens, overlapping ones are merged.
+    wordnet (WordNet), scorer (Scorer), settings (LexicalSettings), seed (int): see module doc.
+    RETURNS (ParaphraseResult): characters outside the spans change only in their
+        neighbourhood (an a/an before a span, one space next to a dropped word).
+    RAISES: LinkguardError E284 for a span outside the text or empty.
+    """
+    return paraphrase_spans_batch([doc], [spans], wordnet=wordnet, scorer=scorer, settings=settings,
+                                  seeds=[seed])[0]
+
+
+def paraphrase_spans_batch(docs: Sequence[Doc], spans: Sequence[Iterable[Any]], *, wordnet: WordNet,
+                           scorer: Scorer, settings: LexicalSettings = LexicalSettings(),
+                           seeds: Sequence[int]) -> List[ParaphraseResult]:
+    """`paraphrase_spans` of each doc with its spans and seed, the candidates
+    of all of them scored in one scorer call: what each gets is what it gets
+    alone, up to the last bits of an embedding (scores within SCORE_TIE are
+    a tie, so no choice follows them). The lexical rewrite passes the chunks
+    of one document and pass here: one or two phrases a chunk would otherwise
+    make many small calls of the embedding model, each slower a text.
+    RAISES: LinkguardError E284 for a span outside its text or empty.
+    """
+    plans = [_plan_phrases(doc, span_phrases(doc, doc_spans), wordnet=wordnet, settings=settings,
+                           rng=random.Random(seed), allow_stop_fallback=True)
+             for doc, doc_spans, seed in zip(docs, spans, seeds)]
+    return [_finish(plan, scores) for plan, scores in zip(plans, _score_plans(plans, scorer))]
 
 
 def paraphrase_document(doc: Doc, *, wordnet: WordNet, scorer: Scorer, rate: float = 0.5,
@@ -436,5 +480,5 @@ def paraphrase_document(doc: Doc, *, wordnet: WordNet, scorer: Scorer, rate: flo
         # Draw for every content word, so the selection does not depend on WordNet.
         if rng.random() < rate:
             phrases.append((tok.i, tok.i + 1))
-    return _rewrite_phrases(doc, phrases, wordnet=wordnet, scorer=scorer, settings=settings,
-                            rng=rng, allow_stop_fallback=False)
+    plan = _plan_phrases(doc, phrases, wordnet=wordnet, settings=settings, rng=rng, allow_stop_fallback=False)
+    return _finish(plan, _score_plans([plan], scorer)[0])

@@ -4,11 +4,12 @@ Holds the spaCy pipeline (POS, tags, lemmas, sentences), the WordNet reader,
 the scorer and the settings, loading the heavy ones on first use. This is
 what `linkguard.Lexical.v1` returns and what the `paraphrase` command uses.
 """
-from typing import Any, Iterable, Optional, Union
+from typing import Any, Iterable, List, Optional, Sequence, Union
 from pathlib import Path
 
 from ..errors import Errors, LinkguardError
-from .paraphrase import LexicalSettings, ParaphraseResult, paraphrase_document, paraphrase_spans
+from .paraphrase import (LexicalSettings, ParaphraseResult, paraphrase_document, paraphrase_spans,
+                         paraphrase_spans_batch)
 from .scoring import DEFAULT_SENTENCE_MODEL, EmbeddingSimilarity, HarmonicScorer, Scorer
 from .wordnet import WordNet
 
@@ -71,6 +72,14 @@ class LexicalParaphraser:
         """Rewrite only `spans` of `text` (see `paraphrase.paraphrase_spans`)."""
         return paraphrase_spans(self.nlp(text), spans, wordnet=self.wordnet, scorer=self.scorer,
                                 settings=self.settings, seed=self.seed if seed is None else seed)
+
+    def paraphrase_spans_batch(self, texts: Sequence[str], spans: Sequence[Iterable[Any]],
+                               seeds: Sequence[int]) -> List[ParaphraseResult]:
+        """`paraphrase_spans` of each text, its candidates scored in one call
+        (see `paraphrase.paraphrase_spans_batch`). Each text is parsed alone,
+        as `paraphrase_spans` parses it."""
+        return paraphrase_spans_batch([self.nlp(t) for t in texts], spans, wordnet=self.wordnet,
+                                      scorer=self.scorer, settings=self.settings, seeds=seeds)
 
     def paraphrase_document(self, text: str, *, rate: Optional[float] = None,
                             seed: Optional[int] = None) -> ParaphraseResult:

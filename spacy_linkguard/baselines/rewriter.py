@@ -2,8 +2,8 @@
 
 The loop detects, cuts each document into chunks of sentences, hands the
 flagged chunks to its backend, writes the edits back, re-detects, and
-(guarantee mode) redacts what is left. Here each flagged chunk goes to
-`LexicalParaphraser.paraphrase_spans` with the chunk's span offsets -- no
+(guarantee mode) redacts what is left. Here the flagged chunks of a document go
+together to `LexicalParaphraser.paraphrase_spans_batch` with their span offsets -- no
 prompt, no reply to review, no LLM call. Registration: `registry.py`
 (`linkguard.LexicalRewriter.v1`).
 """
@@ -62,22 +62,33 @@ class LexicalRewriter:
         return make_chunks(text, spans, self.chunking, doc_index=doc_index)
 
     def rewrite_chunks(self, chunks: Sequence[Chunk], pass_index: int = 1) -> List[ChunkOutcome]:
-        """Paraphrase the flagged spans of each chunk (the loop calls this once a pass)."""
-        out = []
-        for chunk in chunks:
+        """Paraphrase the flagged spans of each chunk (the loop calls this once a pass).
+
+        The chunks of one document are paraphrased together: their candidates
+        go to the scorer in one call (`LexicalParaphraser.paraphrase_spans_batch`),
+        a document's never with another's, so what a document gets does not
+        depend on the documents beside it. Each chunk's `seconds` is its share
+        of its document's time (the same for every chunk of it)."""
+        by_doc: Dict[int, List[int]] = {}
+        for n, chunk in enumerate(chunks):
+            by_doc.setdefault(chunk.doc_index, []).append(n)
+        out: List[ChunkOutcome] = [ChunkOutcome(chunk) for chunk in chunks]
+        for doc_index, members in by_doc.items():
             t0 = time.perf_counter()
-            seed = zlib.crc32(f"{self.seed}:{pass_index}:{chunk.doc_index}:{chunk.index}".encode())
-            res = self.model.paraphrase_spans(chunk.text, chunk.span_offsets, seed=seed)
-            stats = self.stats.setdefault(chunk.doc_index, _empty_stats())
-            for key, value in res.stats().items():
-                stats[key] += value
-            outcome = ChunkOutcome(chunk)
-            if res.edits:
-                outcome.edited = res.text
-            else:
-                outcome.rejected[NO_CANDIDATE] = 1
-            outcome.seconds = time.perf_counter() - t0
-            out.append(outcome)
+            group = [chunks[n] for n in members]
+            seeds = [zlib.crc32(f"{self.seed}:{pass_index}:{c.doc_index}:{c.index}".encode()) for c in group]
+            results = self.model.paraphrase_spans_batch([c.text for c in group], [c.span_offsets for c in group],
+                                                        seeds)
+            stats = self.stats.setdefault(doc_index, _empty_stats())
+            seconds = (time.perf_counter() - t0) / len(group)
+            for n, res in zip(members, results):
+                for key, value in res.stats().items():
+                    stats[key] += value
+                if res.edits:
+                    out[n].edited = res.text
+                else:
+                    out[n].rejected[NO_CANDIDATE] = 1
+                out[n].seconds = seconds
         return out
 
 

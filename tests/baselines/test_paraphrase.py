@@ -11,6 +11,7 @@ from spacy_linkguard.baselines.paraphrase import (
     apply_edits,
     paraphrase_document,
     paraphrase_spans,
+    paraphrase_spans_batch,
     synonym_forms,
 )
 from spacy_linkguard.errors import LinkguardError
@@ -214,3 +215,25 @@ def test_candidate_sampling_is_bounded_and_seeded(nlp, wordnet):
 def test_settings_are_validated():
     with pytest.raises(LinkguardError, match="E283"):
         LexicalSettings(max_candidates=0)
+
+
+def test_a_batch_gets_what_each_text_gets_alone_from_one_scorer_call(nlp, wordnet, cheap_scorer):
+    texts = [TEXT, "The court dismissed the appeal as manifestly ill-founded on 3 May.",
+             "The applicant lodged a complaint about the excessive length of the criminal proceedings."]
+    spans = [[(4, 14), (60, 80)], [(4, 9), (10, 19)], [(14, 20), (38, 54), (62, 71)]]
+    seeds = [7, 8, 9]
+    alone = [paraphrase_spans(nlp(t), s, wordnet=wordnet, scorer=cheap_scorer, seed=seed)
+             for t, s, seed in zip(texts, spans, seeds)]
+    calls = []
+
+    def counting(requests):
+        calls.append(len(requests))
+        return cheap_scorer(requests)
+
+    together = paraphrase_spans_batch([nlp(t) for t in texts], spans, wordnet=wordnet, scorer=counting,
+                                      seeds=seeds)
+    assert [r.text for r in together] == [r.text for r in alone]
+    assert [r.edits for r in together] == [r.edits for r in alone]
+    assert [r.unchanged for r in together] == [r.unchanged for r in alone]
+    assert sum(len(r.edits) for r in alone) >= 3  # the comparison is not of unchanged texts
+    assert len(calls) == 1 and calls[0] >= 3

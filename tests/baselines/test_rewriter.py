@@ -89,3 +89,34 @@ def test_rewriter_settings_and_description(paraphraser):
     rw.configure({"seed": 7, "max_chunk_chars": 300})
     assert rw.seed == 7 and rw.chunking.max_chunk_chars == 300 and rw.chunking.sentences_per_chunk == 2
     assert rw.describe().endswith("(no LLM)") and rw.placeholder == paraphraser.settings.placeholder
+
+
+def test_a_documents_chunks_are_scored_together_and_never_with_another_documents(
+        detector, lexical_queries, nlp, wordnet, cheap_scorer):
+    calls = []
+
+    def recording(requests):
+        calls.append([r.context for r in requests])
+        return cheap_scorer(requests)
+
+    paraphraser = LexicalParaphraser(nlp=nlp, wordnet=wordnet, scorer=recording)
+    rewriter = LexicalRewriter(paraphraser, seed=3)
+    docs = lexical_queries[:2]
+    chunks = [c for i, text in enumerate(docs)
+              for c in rewriter.chunks(text, [(s.start_char, s.end_char) for s in detector.detect(text).spans],
+                                       doc_index=i) if c.flagged]
+    assert len({c.doc_index for c in chunks}) == 2
+    outcomes = rewriter.rewrite_chunks(chunks, pass_index=1)
+    assert len(calls) == 2  # one a document
+    for call, doc in zip(calls, docs):
+        assert call and all(context in doc for context in call)
+    # The same as each chunk paraphrased alone with its seed.
+    for chunk, outcome in zip(chunks, outcomes):
+        import zlib
+
+        seed = zlib.crc32(f"3:1:{chunk.doc_index}:{chunk.index}".encode())
+        alone = LexicalParaphraser(nlp=nlp, wordnet=wordnet, scorer=cheap_scorer).paraphrase_spans(
+            chunk.text, chunk.span_offsets, seed=seed)
+        assert outcome.edited == (alone.text if alone.edits else None)
+    assert any(o.edited for o in outcomes)
+    assert all(o.seconds > 0 for o in outcomes)
