@@ -81,19 +81,8 @@ class Embedder:
             owner.extend([i] * len(wins))
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        missing = [p for p in dict.fromkeys(pieces) if p not in self._cache]
-        if len(self._cache) + len(missing) > self.cache_size:
-            self._cache.clear()
-            missing = list(dict.fromkeys(pieces))
-        if missing:
-            vecs = self.model.encode(
-                missing,
-                batch_size=self.batch_size,
-                convert_to_numpy=True,
-                normalize_embeddings=True,
-                show_progress_bar=progress,
-            )
-            self._cache.update(zip(missing, vecs))
+        embed_missing(self.model, self._cache, pieces, cache_size=self.cache_size, batch_size=self.batch_size,
+                      progress=progress)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         np.add.at(out, np.asarray(owner), np.stack([self._cache[p] for p in pieces]))
         return normalize_rows(out)
@@ -101,6 +90,23 @@ class Embedder:
     @property
     def dim(self) -> int:
         return int(self.model.get_sentence_embedding_dimension())
+
+
+def embed_missing(model: Any, cache: Dict[str, np.ndarray], texts: Iterable[str], *, cache_size: int,
+                  batch_size: int, progress: bool = False) -> None:
+    """Add to `cache` (text -> unit-length embedding by `model`, a
+    SentenceTransformer) each text of `texts` it lacks, every distinct text
+    encoded once, in batches of `batch_size`. A cache that would grow past
+    `cache_size` is emptied first (and all of `texts` encoded again)."""
+    texts = list(dict.fromkeys(texts))
+    missing = [t for t in texts if t not in cache]
+    if len(cache) + len(missing) > cache_size:
+        cache.clear()
+        missing = texts
+    if missing:
+        vecs = model.encode(missing, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True,
+                            show_progress_bar=progress)
+        cache.update(zip(missing, vecs))
 
 
 def normalize_rows(mat: np.ndarray) -> np.ndarray:

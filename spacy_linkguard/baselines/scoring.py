@@ -205,18 +205,13 @@ class EmbeddingSimilarity:
         return self._model
 
     def __call__(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> List[float]:
+        from ..attack.embedding import embed_missing
+
         # Texts embedded by an earlier call (a phrase's context, compared again
         # with its next candidate) are not embedded again.
-        texts = list(dict.fromkeys(list(texts_a) + list(texts_b)))
-        missing = [t for t in texts if t not in self._cache]
-        if len(self._cache) + len(missing) > self.cache_size:
-            self._cache.clear()
-            missing = texts
-        if missing:
-            with one_torch_thread():
-                emb = self.model.encode(missing, batch_size=self.batch_size, normalize_embeddings=True,
-                                        convert_to_numpy=True, show_progress_bar=False)
-            self._cache.update(zip(missing, emb))
+        with one_torch_thread():
+            embed_missing(self.model, self._cache, list(texts_a) + list(texts_b), cache_size=self.cache_size,
+                          batch_size=self.batch_size)
         return [float(self._cache[a] @ self._cache[b]) for a, b in zip(texts_a, texts_b)]
 
     def forget(self) -> None:

@@ -1,4 +1,6 @@
 """The lexical backend (`LexicalRewriter`) in the rewrite loop (real spaCy pipeline and WordNet, cheap scorer)."""
+import zlib
+
 import pytest
 
 from spacy_linkguard.baselines.rewriter import NO_CANDIDATE, LexicalRewriter
@@ -111,12 +113,10 @@ def test_a_documents_chunks_are_scored_together_and_never_with_another_documents
     for call, doc in zip(calls, docs):
         assert call and all(context in doc for context in call)
     # The same as each chunk paraphrased alone with its seed.
+    alone_paraphraser = LexicalParaphraser(nlp=nlp, wordnet=wordnet, scorer=cheap_scorer)
     for chunk, outcome in zip(chunks, outcomes):
-        import zlib
-
         seed = zlib.crc32(f"3:1:{chunk.doc_index}:{chunk.index}".encode())
-        alone = LexicalParaphraser(nlp=nlp, wordnet=wordnet, scorer=cheap_scorer).paraphrase_spans(
-            chunk.text, chunk.span_offsets, seed=seed)
+        alone = alone_paraphraser.paraphrase_spans(chunk.text, chunk.span_offsets, seed=seed)
         assert outcome.edited == (alone.text if alone.edits else None)
     assert any(o.edited for o in outcomes)
     assert all(o.seconds > 0 for o in outcomes)
